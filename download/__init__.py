@@ -1,0 +1,1 @@
+"""Fetch GEO/TCGA inputs and build the benchmark metadata (SPEC 8)."""

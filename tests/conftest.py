@@ -1,0 +1,27 @@
+"""Shared pytest fixtures: the real public data in ../shared/data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+def shared_file(relative: str) -> Path:
+    """Path of a file in ``../shared/data``; skips the test when it is absent."""
+    path = SHARED_DATA / relative
+    if not path.exists():
+        pytest.skip(f"real test data not available: {path} (expected ../shared/data "
+                    "beside the repository)")
+    return path
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The ``../shared/data`` folder (skips when absent)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real test data folder not available: {SHARED_DATA}")
+    return SHARED_DATA

@@ -1,0 +1,2 @@
+"""GenoTEX analysis library: preprocessing (``tools.preprocess``) and statistics
+(``tools.statistics``) used by notebooks, agents and scripts."""

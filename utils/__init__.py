@@ -1,0 +1,1 @@
+"""Helpers outside the analysis proper: paths, I/O, problems, metrics, logging."""

@@ -1,0 +1,43 @@
+"""Exceptions that name the offending file (and line) in their message."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional, Union
+
+
+class InputFileError(ValueError):
+    """A file could not be read or has the wrong content.
+
+    The message always starts with the file path (and ``:line`` when known), so
+    the user can go straight to the problem.
+
+    Parameters
+    ----------
+    path : path-like
+        The offending file (or folder).
+    problem : str
+        What is wrong, in plain words.
+    line : int, optional
+        1-based line number where the problem was found.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike], problem: str,
+                 line: Optional[int] = None) -> None:
+        self.path = os.fspath(path)
+        self.problem = problem
+        self.line = line
+        where = self.path if line is None else f"{self.path}:{line}"
+        super().__init__(f"{where}: {problem}")
+
+
+class NoGeneDataError(InputFileError):
+    """A cohort has no usable gene-expression data (e.g. no symbol column)."""
+
+
+class NoExpressionTableError(InputFileError):
+    """A series matrix has an empty expression table (e.g. RNA-seq series)."""
+
+
+class SuperSeriesError(InputFileError):
+    """A series matrix belongs to a SuperSeries: its samples live in SubSeries."""

@@ -1,0 +1,146 @@
+"""Trait names, the problem list and the output file names (SPEC 2 and 5.1)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from utils.errors import InputFileError
+from utils.io import PathLike, read_json
+
+DEMOGRAPHIC_CONDITIONS = ("Age", "Gender")
+NONE_LABEL = "None"
+
+UNCONDITIONAL = "unconditional"
+ONE_STEP = "conditional one-step"
+TWO_STEP = "two-step"
+CATEGORIES = (UNCONDITIONAL, ONE_STEP, TWO_STEP)
+
+_WHITESPACE = re.compile(r"\s+")
+_APOSTROPHES = re.compile(r"['\u2019\u2018`]")
+
+
+def normalize_trait(trait: str) -> str:
+    """Normalize a trait name for use in paths.
+
+    Runs of whitespace become ``_`` and apostrophes are removed; parentheses,
+    hyphens and non-ASCII letters are kept.
+
+    Examples
+    --------
+    >>> normalize_trait("Crohn's Disease")
+    'Crohns_Disease'
+    """
+    return _WHITESPACE.sub("_", _APOSTROPHES.sub("", str(trait)).strip())
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One gene-trait association problem.
+
+    Attributes
+    ----------
+    trait : str
+        Normalized trait name.
+    condition : str or None
+        ``None`` (unconditional), ``"Age"``, ``"Gender"`` or another trait.
+    """
+
+    trait: str
+    condition: Optional[str] = None
+
+    @property
+    def category(self) -> str:
+        """``unconditional``, ``conditional one-step`` or ``two-step``."""
+        if self.condition is None:
+            return UNCONDITIONAL
+        if self.condition in DEMOGRAPHIC_CONDITIONS:
+            return ONE_STEP
+        return TWO_STEP
+
+    @property
+    def is_two_step(self) -> bool:
+        """True when the condition is another trait."""
+        return self.category == TWO_STEP
+
+    @property
+    def condition_label(self) -> str:
+        """The condition as written in file names (``None`` when absent)."""
+        return NONE_LABEL if self.condition is None else self.condition
+
+    @property
+    def result_name(self) -> str:
+        """File name of the problem's regression JSON."""
+        return result_file_name(self.condition)
+
+    def __str__(self) -> str:
+        return f"{self.trait}|{self.condition_label}"
+
+
+def result_file_name(condition: Optional[str]) -> str:
+    """``significant_genes_condition_<C>.json`` with ``C = None`` when absent."""
+    label = NONE_LABEL if condition in (None, NONE_LABEL) else condition
+    return f"significant_genes_condition_{label}.json"
+
+
+def parse_problem(text: str) -> Problem:
+    """Parse ``Trait`` or ``Trait|Condition`` (``None`` means unconditional)."""
+    trait, _, condition = text.partition("|")
+    condition = condition.strip() or None
+    if condition == NONE_LABEL:
+        condition = None
+    return Problem(normalize_trait(trait.strip()), condition)
+
+
+def load_task_info(path: PathLike) -> Dict[str, Dict[str, Any]]:
+    """Read and validate ``task_info.json``.
+
+    Returns
+    -------
+    dict
+        ``{trait: {"related_genes": [...], "conditions": [...]}}``.
+
+    Raises
+    ------
+    InputFileError
+        When the file is not a mapping of traits to the two lists.
+    """
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise InputFileError(path, "task info must be a JSON object {trait: {...}}")
+    for trait, entry in data.items():
+        if not isinstance(entry, dict):
+            raise InputFileError(path, f"entry for trait {trait!r} is not an object")
+        for key in ("related_genes", "conditions"):
+            value = entry.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise InputFileError(path, f"{trait!r}: {key!r} must be a list of strings")
+    return data
+
+
+def enumerate_problems(task_info: Mapping[str, Mapping[str, Any]]) -> List[Problem]:
+    """All problems: traits sorted, ``None`` first, then conditions in stored order."""
+    problems: List[Problem] = []
+    for trait in sorted(task_info):
+        problems.append(Problem(trait, None))
+        for condition in task_info[trait].get("conditions", []):
+            problems.append(Problem(trait, condition))
+    return problems
+
+
+def question_pairs(task_info_path: PathLike) -> List[Tuple[str, Optional[str]]]:
+    """``(trait, condition)`` tuples in problem order, read from a task-info file."""
+    return [(p.trait, p.condition) for p in enumerate_problems(load_task_info(task_info_path))]
+
+
+def related_genes(task_info: Mapping[str, Mapping[str, Any]], entity: str) -> List[str]:
+    """Known related genes of a trait (empty for Age, Gender or unknown names)."""
+    entry = task_info.get(entity)
+    return list(entry.get("related_genes", [])) if isinstance(entry, Mapping) else []
+
+
+def result_path(regress_root: PathLike, problem: Problem) -> Path:
+    """``<regress_root>/<Trait>/significant_genes_condition_<C>.json``."""
+    return Path(regress_root) / problem.trait / problem.result_name
