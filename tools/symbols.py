@@ -9,7 +9,6 @@ companion maps used for RNA-seq count tables: ``gene_entrez.json``
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
@@ -96,8 +95,3 @@ def canonical_symbol(symbol: object) -> Optional[str]:
         return None
     text = symbol.strip().upper()
     return text or None
-
-
-def environment_has_map(path: Optional[PathLike] = None) -> bool:
-    """True when the synonym map exists (used to give clear errors early)."""
-    return os.path.isfile(synonym_map_path(path))
