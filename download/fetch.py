@@ -336,6 +336,10 @@ class HttpClient:
         self._user_agent = user_agent
         self._opener = urllib.request.build_opener()
 
+    def sleep(self, seconds: float) -> None:
+        """Wait with the client's (possibly injected) sleep function."""
+        self._sleep(seconds)
+
     # -- low level -----------------------------------------------------------------
     def _open(self, url: str, method: str = "GET",
               headers: Optional[Mapping[str, str]] = None):

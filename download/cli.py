@@ -1,0 +1,83 @@
+"""Command-line plumbing shared by the download CLIs (flags, client, logging)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from download.fetch import HttpClient, RateLimiter, RetryPolicy, default_state_dir
+from download.manifest import read_manifest
+from utils.errors import InputFileError
+from utils.paths import ProjectPaths
+from utils.problems import load_task_info, normalize_trait
+
+
+def add_transfer_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags for retries, resumption, verification and progress display."""
+    group = parser.add_argument_group("transfer")
+    group.add_argument("--state-dir", metavar="PATH", default=None,
+                       help="folder for part files, checkpoints and the search plan, "
+                            "outside the data tree (env GENOTEX_DOWNLOAD_STATE; default: "
+                            "<input>/../.<input name>_download_state)")
+    group.add_argument("--retries", type=int, default=6, metavar="N",
+                       help="attempts per request or file, the first included (default: 6)")
+    group.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                       help="socket timeout of one request (default: 60)")
+    group.add_argument("--backoff", type=float, default=1.0, metavar="SECONDS",
+                       help="base of the exponential back-off between attempts (default: 1)")
+    group.add_argument("--seed", type=int, default=None,
+                       help="seed of the back-off jitter (default: random)")
+    group.add_argument("--manifest", metavar="PATH", default=None,
+                       help="SHA-256 manifest of a previous complete tree "
+                            "(download/manifest.py); its checksums are verified")
+    group.add_argument("--force", action="store_true",
+                       help="download again even when a file in the tree looks current")
+    group.add_argument("--fail-fast", action="store_true",
+                       help="stop at the first failed unit instead of finishing the others")
+    group.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    group.add_argument("-v", "--verbose", action="store_true", help="log every retry and skip")
+
+
+def retry_policy_from_args(args: argparse.Namespace) -> RetryPolicy:
+    """The :class:`RetryPolicy` chosen by the transfer flags."""
+    return RetryPolicy(max_attempts=max(1, args.retries), backoff_base=args.backoff,
+                       backoff_max=max(60.0, args.backoff), timeout=args.timeout)
+
+
+def http_client_from_args(args: argparse.Namespace,
+                          rate: Optional[float] = None) -> HttpClient:
+    """An :class:`HttpClient` from the transfer flags (optionally rate-limited)."""
+    limiter = RateLimiter(rate) if rate else None
+    rng = random.Random(args.seed) if args.seed is not None else random.Random()
+    return HttpClient(retry_policy_from_args(args), rate_limiter=limiter, rng=rng)
+
+
+def state_dir_from_args(args: argparse.Namespace, paths: ProjectPaths) -> Path:
+    """``--state-dir`` or the default beside the input root."""
+    if args.state_dir:
+        return Path(args.state_dir).expanduser().resolve()
+    return default_state_dir(paths.input)
+
+
+def manifest_checksums(args: argparse.Namespace) -> Dict[str, str]:
+    """``{path relative to input: sha256}`` from ``--manifest`` (empty without it)."""
+    return read_manifest(args.manifest) if args.manifest else {}
+
+
+def setup_logging(verbose: bool) -> None:
+    """Log warnings (or everything with ``--verbose``) to stderr."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def traits_from_args(requested: Optional[List[str]], paths: ProjectPaths) -> List[str]:
+    """Normalized ``--traits``, or every trait of ``task_info.json`` (sorted)."""
+    if requested:
+        return [normalize_trait(t) for t in requested]
+    if not paths.task_info.is_file():
+        raise InputFileError(paths.task_info, "task info not found; give --traits or build "
+                             "it with download/build_task_info.py")
+    return sorted(load_task_info(paths.task_info))

@@ -1,0 +1,128 @@
+"""Download the GEO series of every benchmark trait into ``input/GEO/<Trait>/<GSE>/``.
+
+Example::
+
+    NCBI_EMAIL=me@example.org python download/download_geo.py --traits Asthma Obesity
+
+See ``docs/download.md`` for the rules (query, size limits, retries, resumption).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Dict, Optional, Sequence
+
+from tqdm.auto import tqdm
+
+from download.cli import (add_transfer_arguments, http_client_from_args,
+                          manifest_checksums, setup_logging, state_dir_from_args,
+                          traits_from_args)
+from download.eutils import EutilsClient, EutilsSettings, GdsQuery
+from download.fetch import DownloadError
+from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url,
+                          load_plans, plan_trait, plan_units, read_search_terms, save_plans)
+from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
+from utils.errors import InputFileError
+from utils.paths import add_path_arguments, paths_from_args
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Argument parser of the GEO downloader."""
+    parser = argparse.ArgumentParser(
+        description="Search GEO (E-utilities, db=gds) for each trait and download up to "
+                    "--max-series series matrix and family SOFT files per trait into "
+                    "<input>/GEO/<Trait>/<GSE>/. Re-running resumes where it stopped. "
+                    "NCBI_API_KEY and NCBI_EMAIL are read from the environment.")
+    parser.add_argument("--traits", nargs="+", metavar="TRAIT",
+                        help="traits to fetch (default: every trait in task_info.json)")
+    add_path_arguments(parser, ("root", "input", "metadata", "task_info"))
+    search = parser.add_argument_group("search")
+    search.add_argument("--eutils-url", default=None, metavar="URL",
+                        help="E-utilities base URL (env GENOTEX_EUTILS_URL; default: NCBI)")
+    search.add_argument("--geo-url", default=None, metavar="URL",
+                        help="GEO download root holding series/ (env GENOTEX_GEO_URL; "
+                             "default: https://ftp.ncbi.nlm.nih.gov/geo/)")
+    search.add_argument("--search-terms", metavar="TSV", default=None,
+                        help="optional TSV 'trait<TAB>search words' overriding the default "
+                             "words (the trait name with underscores as spaces)")
+    search.add_argument("--min-samples", type=int, default=30,
+                        help="minimum number of samples of a series (default: 30)")
+    search.add_argument("--max-samples", type=int, default=10000,
+                        help="maximum number of samples of a series (default: 10000)")
+    search.add_argument("--first-year", type=int, default=2010,
+                        help="first publication year (default: 2010)")
+    search.add_argument("--last-year", type=int, default=2025,
+                        help="last publication year (default: 2025)")
+    search.add_argument("--retmax", type=int, default=500,
+                        help="search hits considered per trait, in GEO's order (default: 500)")
+    rules = parser.add_argument_group("selection rules")
+    rules.add_argument("--max-series", type=int, default=10,
+                       help="series kept per trait (default: 10)")
+    rules.add_argument("--min-matrix-mb", type=float, default=0.1,
+                       help="smallest allowed series-matrix file, MiB (default: 0.1)")
+    rules.add_argument("--max-matrix-mb", type=float, default=100.0,
+                       help="largest allowed series-matrix file, MiB (default: 100)")
+    rules.add_argument("--max-soft-mb", type=float, default=100.0,
+                       help="family SOFT must be smaller than this, MiB (default: 100)")
+    rules.add_argument("--replan", action="store_true",
+                       help="search again instead of reusing the saved plan of each trait")
+    rules.add_argument("--dry-run", action="store_true",
+                       help="search and print the chosen series without downloading")
+    add_transfer_arguments(parser)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the GEO downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
+    args = build_parser().parse_args(argv)
+    setup_logging(args.verbose)
+    paths = paths_from_args(args)
+    try:
+        traits = traits_from_args(args.traits, paths)
+        terms = read_search_terms(args.search_terms) if args.search_terms else {}
+        checksums = manifest_checksums(args)
+    except (InputFileError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    state = state_dir_from_args(args, paths)
+    settings = EutilsSettings.from_environ(args.eutils_url)
+    eutils = EutilsClient(settings, http_client_from_args(args, rate=settings.rate))
+    http = http_client_from_args(args)
+    base = geo_base_url(args.geo_url)
+    query = GdsQuery(args.min_samples, args.max_samples, args.first_year, args.last_year)
+    rules = SizeRules(args.min_matrix_mb, args.max_matrix_mb, args.max_soft_mb,
+                      args.max_series)
+    plan_path = state / PLAN_NAME
+    plans: Dict[str, TraitPlan] = {} if args.replan else load_plans(plan_path)
+    search_failures = []
+    for trait in tqdm(traits, desc="search", unit="trait", disable=args.no_progress):
+        if trait in plans:
+            continue
+        try:
+            plans[trait] = plan_trait(trait, eutils, http, base, query, rules,
+                                      terms.get(trait), retmax=args.retmax)
+        except DownloadError as exc:
+            search_failures.append(UnitOutcome(f"search {trait}", FAILED, error=str(exc)))
+            if args.fail_fast:
+                break
+            continue
+        save_plans(plan_path, plans)  # checkpoint after every trait
+    chosen = [plans[t] for t in traits if t in plans]
+    print(describe_plans(chosen))
+    if args.dry_run:
+        return 1 if search_failures else 0
+    units = plan_units(chosen, paths.geo_input)
+    if checksums:
+        units = attach_checksums(units, checksums, paths.input)
+    report = download_units(http, units, state, force=args.force,
+                            progress=not args.no_progress, fail_fast=args.fail_fast,
+                            desc="GEO series")
+    for failure in search_failures:
+        report.add(failure)
+    print(report.summary("GEO"))
+    return report.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Download TCGA cohorts from the UCSC Xena TCGA hub into ``input/TCGA/<folder>/``.
+
+Example::
+
+    python download/download_tcga.py                 # every cohort serving a benchmark trait
+    python download/download_tcga.py --cohorts LUAD  # one cohort by its code
+
+See ``docs/download.md`` for the cohort table and the reliability rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional, Sequence
+
+from tqdm.auto import tqdm
+
+from download.cli import (add_transfer_arguments, http_client_from_args,
+                          manifest_checksums, setup_logging, state_dir_from_args)
+from download.fetch import DownloadError
+from download.tcga import (COHORT_TABLE, GENE_DATASETS, plan_cohort, read_cohort_table,
+                           select_cohorts, xena_base_url)
+from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
+from utils.errors import InputFileError
+from utils.paths import add_path_arguments, paths_from_args
+from utils.problems import load_task_info
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Argument parser of the TCGA downloader."""
+    parser = argparse.ArgumentParser(
+        description="Download the clinical matrix and the HiSeqV2 / HiSeqV2_PANCAN gene "
+                    "matrices of TCGA cohorts from the UCSC Xena TCGA hub into "
+                    "<input>/TCGA/<folder>/. Re-running resumes where it stopped.")
+    parser.add_argument("--cohorts", nargs="+", metavar="CODE",
+                        help="cohort codes from the table (e.g. LUAD BRCA); default: every "
+                             "cohort serving a trait of task_info.json (or of the table when "
+                             "task_info.json is absent)")
+    parser.add_argument("--table", default=str(COHORT_TABLE), metavar="TSV",
+                        help="cohort table: code, Xena cohort, folder, traits "
+                             "(default: download/xena_cohorts.tsv)")
+    parser.add_argument("--xena-url", default=None, metavar="URL",
+                        help="hub download root (env GENOTEX_XENA_URL; default: the TCGA "
+                             "hub's public bucket)")
+    parser.add_argument("--gene-datasets", nargs="+", default=list(GENE_DATASETS),
+                        metavar="NAME",
+                        help="gene matrices to fetch when the hub has them "
+                             "(default: HiSeqV2 HiSeqV2_PANCAN)")
+    parser.add_argument("--list", action="store_true",
+                        help="print the cohort table and exit")
+    add_path_arguments(parser, ("root", "input", "metadata", "task_info"))
+    add_transfer_arguments(parser)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the TCGA downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
+    args = build_parser().parse_args(argv)
+    setup_logging(args.verbose)
+    paths = paths_from_args(args)
+    try:
+        table = read_cohort_table(args.table)
+        traits = (list(load_task_info(paths.task_info))
+                  if not args.cohorts and paths.task_info.is_file() else None)
+        cohorts = select_cohorts(table, args.cohorts, traits)
+        checksums = manifest_checksums(args)
+    except (InputFileError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.list:
+        for cohort in table:
+            print(f"{cohort.code}\t{cohort.folder}\t{';'.join(cohort.traits) or '-'}")
+        return 0
+    http = http_client_from_args(args)
+    base = xena_base_url(args.xena_url)
+    units, failures = [], []
+    for cohort in tqdm(cohorts, desc="check hub", unit="cohort", disable=args.no_progress):
+        try:
+            units.append(plan_cohort(http, base, cohort, paths.tcga_input, args.gene_datasets))
+        except DownloadError as exc:
+            failures.append(UnitOutcome(f"TCGA {cohort.code}", FAILED, error=str(exc)))
+            if args.fail_fast:
+                break
+    if checksums:
+        units = attach_checksums(units, checksums, paths.input)
+    report = download_units(http, units, state_dir_from_args(args, paths), force=args.force,
+                            progress=not args.no_progress, fail_fast=args.fail_fast,
+                            desc="TCGA cohorts")
+    for failure in failures:
+        report.add(failure)
+    print(report.summary("TCGA"))
+    return report.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
