@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "differing names and suggestions for unresolved traits; "
                              "write nothing")
     add_path_arguments(parser, ("root", "metadata", "gene_synonyms", "task_info"))
-    add_transfer_arguments(parser)
+    add_transfer_arguments(parser, units=False)
     return parser
 
 

@@ -15,8 +15,12 @@ from utils.paths import ProjectPaths
 from utils.problems import load_task_info, normalize_trait
 
 
-def add_transfer_arguments(parser: argparse.ArgumentParser) -> None:
-    """Flags for retries, resumption, verification and progress display."""
+def add_transfer_arguments(parser: argparse.ArgumentParser, units: bool = True) -> None:
+    """Flags for retries, resumption, verification and progress display.
+
+    ``units=False`` leaves out the flags that only make sense for tree downloads
+    (``--manifest``, ``--fail-fast``).
+    """
     group = parser.add_argument_group("transfer")
     group.add_argument("--state-dir", metavar="PATH", default=None,
                        help="folder for part files, checkpoints and the search plan, "
@@ -30,13 +34,14 @@ def add_transfer_arguments(parser: argparse.ArgumentParser) -> None:
                        help="base of the exponential back-off between attempts (default: 1)")
     group.add_argument("--seed", type=int, default=None,
                        help="seed of the back-off jitter (default: random)")
-    group.add_argument("--manifest", metavar="PATH", default=None,
-                       help="SHA-256 manifest of a previous complete tree "
-                            "(download/manifest.py); its checksums are verified")
     group.add_argument("--force", action="store_true",
-                       help="download again even when a file in the tree looks current")
-    group.add_argument("--fail-fast", action="store_true",
-                       help="stop at the first failed unit instead of finishing the others")
+                       help="download again even when a file already present looks current")
+    if units:
+        group.add_argument("--manifest", metavar="PATH", default=None,
+                           help="SHA-256 manifest of a previous complete tree "
+                                "(download/manifest.py); its checksums are verified")
+        group.add_argument("--fail-fast", action="store_true",
+                           help="stop at the first failed unit instead of finishing the others")
     group.add_argument("--no-progress", action="store_true", help="hide progress bars")
     group.add_argument("-v", "--verbose", action="store_true", help="log every retry and skip")
 
@@ -64,7 +69,8 @@ def state_dir_from_args(args: argparse.Namespace, paths: ProjectPaths) -> Path:
 
 def manifest_checksums(args: argparse.Namespace) -> Dict[str, str]:
     """``{path relative to input: sha256}`` from ``--manifest`` (empty without it)."""
-    return read_manifest(args.manifest) if args.manifest else {}
+    manifest = getattr(args, "manifest", None)
+    return read_manifest(manifest) if manifest else {}
 
 
 def setup_logging(verbose: bool) -> None:

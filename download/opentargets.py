@@ -27,9 +27,10 @@ from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, 
 
 from tqdm.auto import tqdm
 
+from download.tables import read_table
 from tools.symbols import normalize_symbols
 from utils.errors import InputFileError
-from utils.io import PathLike, open_text, read_text
+from utils.io import PathLike, open_text
 
 logger = logging.getLogger(__name__)
 
@@ -57,17 +58,8 @@ def read_trait_diseases(path: PathLike = TRAIT_DISEASES) -> List[TraitDiseases]:
     InputFileError
         On a wrong header, a short row or a repeated trait (naming the line).
     """
-    rows = [(n, line) for n, line in enumerate(read_text(path).splitlines(), start=1)
-            if line.strip() and not line.startswith("#")]
-    if not rows or tuple(rows[0][1].split("\t")) != _COLUMNS:
-        raise InputFileError(path, f"header must be {' / '.join(_COLUMNS)} (tab-separated)")
     table, seen = [], set()
-    for number, line in rows[1:]:
-        cells = [cell.strip() for cell in line.split("\t")]
-        if len(cells) != len(_COLUMNS) or not cells[0]:
-            raise InputFileError(path, f"expected {len(_COLUMNS)} tab-separated cells",
-                                 line=number)
-        trait, ids, name, source = cells
+    for number, (trait, ids, name, source) in read_table(path, _COLUMNS):
         if trait in seen:
             raise InputFileError(path, f"trait {trait} listed twice", line=number)
         seen.add(trait)

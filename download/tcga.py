@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
 from download.fetch import DownloadError, HttpClient, RemoteNotFoundError
+from download.tables import data_lines, read_table
 from download.transfer import DownloadUnit, RemoteFile
 from utils.errors import InputFileError
-from utils.io import PathLike, read_text
+from utils.io import PathLike
 
 XENA_URL = "https://tcga-xena-hub.s3.us-east-1.amazonaws.com/download/"
 ENV_XENA_URL = "GENOTEX_XENA_URL"
@@ -66,15 +67,9 @@ def xena_base_url(base_url: Optional[str] = None,
     return url if url.endswith("/") else url + "/"
 
 
-def _data_lines(path: PathLike) -> Iterable[tuple]:
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        if line.strip() and not line.lstrip().startswith("#"):
-            yield number, line
-
-
 def read_cancer_traits(path: PathLike = CANCER_TRAITS) -> List[str]:
     """The committed list of benchmark traits that are cancers."""
-    return [line.strip() for _, line in _data_lines(path)]
+    return [line.strip() for _, line in data_lines(path)]
 
 
 def read_cohort_table(path: PathLike = COHORT_TABLE,
@@ -89,15 +84,9 @@ def read_cohort_table(path: PathLike = COHORT_TABLE,
     cancers = set(read_cancer_traits() if cancer_traits is None else cancer_traits)
     cohorts: List[XenaCohort] = []
     seen = set()
-    rows = list(_data_lines(path))
-    if not rows or tuple(rows[0][1].split("\t")) != _COLUMNS:
-        raise InputFileError(path, f"header must be {' / '.join(_COLUMNS)} (tab-separated)")
-    for number, line in rows[1:]:
-        cells = [cell.strip() for cell in line.split("\t")]
-        if len(cells) != len(_COLUMNS) or not all(cells):
-            raise InputFileError(path, f"expected {len(_COLUMNS)} tab-separated cells",
-                                 line=number)
-        code, name, folder, traits = cells
+    for number, (code, name, folder, traits) in read_table(path, _COLUMNS):
+        if not all((name, folder, traits)):
+            raise InputFileError(path, "empty cell (use '-' for no traits)", line=number)
         if code in seen:
             raise InputFileError(path, f"duplicate cohort code {code}", line=number)
         seen.add(code)
