@@ -91,12 +91,12 @@ class FakeGeo:
 @pytest.fixture
 def geo():
     with FakeHub() as hub:
-        hub.stall = 0.8
+        hub.stall = 1.5
         yield FakeGeo(hub)
 
 
 def clients(hub: FakeHub, environ=None):
-    policy = RetryPolicy(max_attempts=4, backoff_base=0.001, backoff_max=0.01, timeout=0.3)
+    policy = RetryPolicy(max_attempts=4, backoff_base=0.001, backoff_max=0.01, timeout=1.0)
     http = HttpClient(policy, sleep=lambda s: None, rng=random.Random(0))
     settings = EutilsSettings.from_environ(hub.base_url + "/eutils", environ=environ or {})
     return EutilsClient(settings, http), http
@@ -106,7 +106,7 @@ def cli_args(geo: FakeGeo, tmp_path: Path, *extra: str) -> list[str]:
     return ["--traits", "Asthma", "--input-dir", str(tmp_path / "input"),
             "--eutils-url", geo.hub.base_url + "/eutils/", "--geo-url",
             geo.hub.base_url + "/geo/", "--state-dir", str(tmp_path / "state"),
-            "--backoff", "0.001", "--timeout", "0.3", "--seed", "1", "--no-progress",
+            "--backoff", "0.001", "--timeout", "1.0", "--seed", "1", "--no-progress",
             *RULE_FLAGS, *extra]
 
 

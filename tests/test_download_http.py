@@ -30,7 +30,7 @@ class SleepRecorder:
         self.calls.append(seconds)
 
 
-def make_client(sleep=None, attempts: int = 4, timeout: float = 0.3) -> HttpClient:
+def make_client(sleep=None, attempts: int = 4, timeout: float = 1.0) -> HttpClient:
     policy = RetryPolicy(max_attempts=attempts, backoff_base=0.001, backoff_max=0.01,
                          max_retry_after=5.0, timeout=timeout)
     return HttpClient(policy, sleep=sleep or SleepRecorder(), rng=random.Random(0))
@@ -39,7 +39,7 @@ def make_client(sleep=None, attempts: int = 4, timeout: float = 0.3) -> HttpClie
 @pytest.fixture
 def hub():
     with FakeHub() as server:
-        server.stall = 0.8
+        server.stall = 1.5
         server.add_file("/data/file.bin", PAYLOAD)
         server.add_file("/data/table.txt.gz", GZ_PAYLOAD)
         yield server

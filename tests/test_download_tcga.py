@@ -49,7 +49,7 @@ def serve_cohort(hub: FakeHub, code: str, hiseq: bool = True, pancan: bool = Tru
 def args(hub: FakeHub, tmp_path: Path, *extra: str) -> list[str]:
     return ["--input-dir", str(tmp_path / "input"), "--state-dir", str(tmp_path / "state"),
             "--xena-url", hub.base_url + "/download/", "--backoff", "0.001",
-            "--timeout", "0.5", "--seed", "3", "--no-progress", *extra]
+            "--timeout", "1.0", "--seed", "3", "--no-progress", *extra]
 
 
 def tree(folder: Path) -> dict:
@@ -105,6 +105,7 @@ def test_selection_by_code_and_by_trait():
 def test_cli_downloads_cohort_despite_faults(tmp_path, capsys):
     with FakeHub() as hub:
         expected = serve_cohort(hub, "LUAD")
+        hub.stall = 1.5  # longer than the client's 1 s timeout
         # the first request of each path is the HEAD of the planning step
         hub.fail("/download/TCGA.LUAD.sampleMap/LUAD_clinicalMatrix", "429", "timeout")
         hub.fail("/download/TCGA.LUAD.sampleMap/HiSeqV2_PANCAN.gz", "500")
