@@ -209,6 +209,19 @@ def parse_retry_after(value: Optional[str], now: Optional[datetime] = None) -> O
     return max(0.0, (when - now).total_seconds())
 
 
+SECRET_PARAMETERS = ("api_key",)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with secret query values (``api_key``) replaced by ``***`` for messages."""
+    parts = urllib.parse.urlsplit(url)
+    if not parts.query:
+        return url
+    query = [(key, "***" if key in SECRET_PARAMETERS else value)
+             for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)]
+    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query, safe="*")))
+
+
 def sha256_file(path: PathLike, chunk_size: int = 1 << 20) -> str:
     """Hex SHA-256 of a file, read in chunks."""
     digest = hashlib.sha256()
@@ -418,7 +431,8 @@ class HttpClient:
         """
         if params:
             url = f"{url}{'&' if '?' in url else '?'}{urllib.parse.urlencode(params)}"
-        item = item or url
+        shown = redact_url(url)
+        item = item or shown
 
         def action() -> bytes:
             with self._open(url) as response:
@@ -428,7 +442,7 @@ class HttpClient:
                 raise _Transient(f"truncated body ({len(data)} of {length} bytes)")
             return data
 
-        return self._retrying(item, url, action)  # type: ignore[return-value]
+        return self._retrying(item, shown, action)  # type: ignore[return-value]
 
     def head(self, url: str, item: Optional[str] = None) -> RemoteInfo:
         """Size and validators of a remote file (``HEAD``, with retries)."""

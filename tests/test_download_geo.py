@@ -211,11 +211,15 @@ def test_plan_is_reused_after_interruption(geo, tmp_path, capsys):
     assert read_tree(tmp_path / "input") == expected_tree(geo)
 
 
-def test_persistent_search_failure_is_reported(geo, tmp_path, capsys):
+def test_persistent_search_failure_is_reported(geo, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("NCBI_API_KEY", "secret-key-123")
     geo.hub.fail("/eutils/esearch.fcgi", *["500"] * 10)
     assert download_geo.main(cli_args(geo, tmp_path, "--retries", "2")) == 1
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "FAILED Asthma: esearch: could not fetch" in out and "HTTP 500" in out
+    assert "api_key=***" in out  # the key is redacted from every message
+    assert "secret-key-123" not in out + captured.err
 
 
 def test_invalid_json_is_retried_then_reported(geo, tmp_path):
