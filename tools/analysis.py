@@ -1,0 +1,331 @@
+"""One gene-trait association problem, end to end (SPEC 5).
+
+``select`` (SPEC 5.2, :mod:`tools.selection`) -> load the linked tables
+(:mod:`tools.cohort_cache`) -> build ``X`` (genes), ``y`` (trait), ``Z``
+(Age / Gender column, or the step-2 prediction of a two-step problem) ->
+batch-effect detection (:mod:`tools.batch`) -> Lasso path with tuned penalty,
+or LMM path -> final fit on all samples -> the result document of SPEC 2.
+
+The result document is deterministic: genes are ranked with explicit tie
+breaks, floats are rounded to 10 significant digits, and the document carries
+the fingerprint of its inputs (see :func:`problem_fingerprint`) but no time
+stamp, so identical inputs give identical bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from tools.batch import GAP_NUMERATOR, detect_batch_effect
+from tools.cohort_cache import CohortCache, LinkedTable
+from tools.cross_validation import (FALLBACK_PENALTY, N_FOLDS, PENALTY_GRID, SEED,
+                                    cross_validate_lasso_grid, cross_validate_lmm, is_binary,
+                                    make_folds)
+from tools.lasso import lasso_grid_path
+from tools.lmm import FDR_THRESHOLD, fit_lmm, selected_genes
+from tools.residualize import residualize
+from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
+from tools.standardize import Standardizer
+from tools.two_step import fit_condition_model, predict_condition, without_regressors
+from utils.errors import InputFileError
+from utils.problems import Problem, related_genes
+
+logger = logging.getLogger(__name__)
+
+ENGINE = "genotex-regress/1"
+SIGNIFICANT_DIGITS = 10
+
+
+@dataclass(frozen=True)
+class AnalysisConfig:
+    """Every constant of the analysis (part of each result's fingerprint)."""
+
+    penalties: Tuple[float, ...] = PENALTY_GRID
+    n_folds: int = N_FOLDS
+    seed: int = SEED
+    fdr_threshold: float = FDR_THRESHOLD
+    batch_gap_numerator: float = GAP_NUMERATOR
+    fallback_penalty: float = FALLBACK_PENALTY
+
+    def as_dict(self) -> Dict[str, Any]:
+        """JSON-ready parameters."""
+        values = asdict(self)
+        values["penalties"] = list(self.penalties)
+        return values
+
+
+@dataclass
+class ProblemData:
+    """The matrices of one problem.
+
+    Attributes
+    ----------
+    X : (n, p) raw genes; y : (n,) trait; Z : (n, k) covariates or None.
+    gene_names, covariate_names : column names.
+    reference : the trait's known genes present in ``gene_names`` (task order).
+    cohorts, regressors : from the selection.
+    condition_model : step-1 summary of a two-step problem.
+    """
+
+    problem: Problem
+    X: np.ndarray
+    y: np.ndarray
+    Z: Optional[np.ndarray]
+    gene_names: List[str]
+    covariate_names: List[str]
+    reference: List[str]
+    cohorts: Tuple[str, ...]
+    regressors: List[str] = field(default_factory=list)
+    condition_model: Optional[Dict[str, Any]] = None
+
+
+# --------------------------------------------------------------------------- data
+
+def _column(table: LinkedTable, name: str) -> pd.Series:
+    if name not in table.frame.columns:
+        raise InputFileError(table.path, f"no column {name!r} in the linked table")
+    return table.frame[name]
+
+
+def _gene_columns(table: LinkedTable, trait: str) -> List[str]:
+    skip = {trait, *CLINICAL_COLUMNS}
+    genes = [c for c in table.frame.columns if c not in skip]
+    if not genes:
+        raise InputFileError(table.path, "linked table has no gene columns")
+    return genes
+
+
+def _gene_matrix(table: LinkedTable, genes: Sequence[str], rows: np.ndarray) -> np.ndarray:
+    """Genes as floats; missing values filled with the gene's mean over ``rows``."""
+    X = table.frame[list(genes)].to_numpy(dtype=float)[rows]
+    missing = np.isnan(X)
+    if missing.any():
+        counts = np.maximum((~missing).sum(axis=0), 1)
+        means = np.where(missing, 0.0, X).sum(axis=0) / counts
+        logger.info("%s: filling %d missing gene values with gene means",
+                    table.path, int(missing.sum()))
+        X[missing] = means[np.nonzero(missing)[1]]
+    if not np.isfinite(X).all():
+        raise InputFileError(table.path, "infinite gene values")
+    return X
+
+
+def problem_data(problem: Problem, selection: Selection, tables: Sequence[LinkedTable],
+                 task_info: Mapping[str, Any]) -> ProblemData:
+    """Build ``X``, ``y`` and ``Z`` of a problem from its selected linked tables.
+
+    ``tables`` are aligned with ``selection.cohorts`` (trait cohort first).
+    Samples with a missing trait (or covariate) are dropped.
+    """
+    trait_table = tables[0]
+    y_all = _column(trait_table, problem.trait).to_numpy(dtype=float)
+    genes = _gene_columns(trait_table, problem.trait)
+    Z_all: Optional[np.ndarray] = None
+    covariate_names: List[str] = []
+    condition_model = None
+    if problem.is_two_step:
+        condition_table = tables[1]
+        regressors = list(selection.regressors)
+        condition = _column(condition_table, problem.condition).to_numpy(dtype=float)
+        keep_c = np.flatnonzero(np.isfinite(condition))
+        model = fit_condition_model(
+            _gene_matrix(condition_table, regressors, keep_c), condition[keep_c])
+        rows_t = np.arange(len(y_all))
+        Z_all = predict_condition(model, _gene_matrix(trait_table, regressors, rows_t))[:, None]
+        covariate_names = [problem.condition]
+        condition_model = model.describe()
+        genes, _ = without_regressors(genes, regressors)
+        if not genes:
+            raise InputFileError(trait_table.path, "no gene left after removing the regressors")
+    elif problem.condition is not None:
+        Z_all = _column(trait_table, problem.condition).to_numpy(dtype=float)[:, None]
+        covariate_names = [problem.condition]
+    keep = np.isfinite(y_all)
+    if Z_all is not None:
+        keep &= np.all(np.isfinite(Z_all), axis=1)
+    rows = np.flatnonzero(keep)
+    if rows.size < N_FOLDS * 2:
+        raise InputFileError(trait_table.path,
+                             f"only {rows.size} samples with trait values; too few to analyse")
+    present = set(genes)
+    reference = [g for g in dict.fromkeys(related_genes(task_info, problem.trait))
+                 if g in present]
+    return ProblemData(problem, _gene_matrix(trait_table, genes, rows), y_all[rows],
+                       None if Z_all is None else Z_all[rows], list(genes), covariate_names,
+                       reference, tuple(selection.cohorts), list(selection.regressors),
+                       condition_model)
+
+
+# --------------------------------------------------------------------------- models
+
+def _ranked_lasso(names: Sequence[str], coef: np.ndarray) -> Dict[str, list]:
+    hits = np.flatnonzero(coef)
+    order = sorted(hits, key=lambda i: (-abs(coef[i]), names[i]))
+    return {"Variable": [names[i] for i in order],
+            "Coefficient": [float(coef[i]) for i in order],
+            "Absolute Coefficient": [float(abs(coef[i])) for i in order]}
+
+
+def _final_lasso(data: ProblemData, penalty: float) -> Tuple[Dict[str, list], Any]:
+    residual, covariates = residualize(data.y, data.Z)
+    X_std = Standardizer.fit(data.X).transform(data.X)
+    path = lasso_grid_path(np.ascontiguousarray(X_std.T), residual, [penalty])
+    return _ranked_lasso(data.gene_names, path.coefs[0]), covariates
+
+
+def _lasso_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndarray]
+                    ) -> Dict[str, Any]:
+    grid = cross_validate_lasso_grid(data.X, data.y, data.Z, data.gene_names, data.reference,
+                                     config.penalties, folds)
+    chosen = grid.choose()
+    penalty = float(config.penalties[chosen])
+    genes, covariates = _final_lasso(data, penalty)
+    return {"genes": genes,
+            "cv": {"prediction": grid.prediction[chosen], "selection": grid.selection[chosen]},
+            "model": {"model": "Lasso", "penalty": penalty,
+                      "tuning": {"penalties": list(config.penalties),
+                                 "mean_selection_precision":
+                                     [s["precision"] for s in grid.selection],
+                                 "known_gene_hit": list(grid.hits)}},
+            "covariates": {"intercept": covariates.intercept,
+                           "coefficients": [float(c) for c in covariates.coef]}}
+
+
+def _lmm_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndarray]
+                  ) -> Dict[str, Any]:
+    cv = cross_validate_lmm(data.X, data.y, data.Z, data.gene_names, data.reference, folds,
+                            config.fdr_threshold)
+    X_std = Standardizer.fit(data.X).transform(data.X)
+    fitted = fit_lmm(X_std, data.y, data.Z)
+    tests = fitted.tests
+    order = selected_genes(tests, config.fdr_threshold)
+    genes = {"Variable": [data.gene_names[i] for i in order],
+             "Coefficient": [float(tests.coef[i]) for i in order],
+             "Absolute Coefficient": [float(abs(tests.coef[i])) for i in order],
+             "p_value": [float(tests.p_value[i]) for i in order],
+             "corrected_p_value": [float(tests.corrected_p_value[i]) for i in order]}
+    return {"genes": genes, "cv": {"prediction": cv.prediction, "selection": cv.selection},
+            "model": {"model": "LMM", "penalty": None, "delta": fitted.delta,
+                      "fdr_threshold": config.fdr_threshold},
+            "covariates": {"intercept": float(fitted.covariate_coef[0]),
+                           "coefficients": [float(c) for c in fitted.covariate_coef[1:]]}}
+
+
+def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
+            fingerprint: str = "") -> Dict[str, Any]:
+    """Run the analysis of a problem and return its result document."""
+    binary = is_binary(data.y)
+    folds = make_folds(data.y, binary, config.n_folds, config.seed)
+    batch = detect_batch_effect(data.X, config.batch_gap_numerator)
+    outcome = (_lmm_analysis if batch else _lasso_analysis)(data, config, folds)
+    covariates = dict(outcome["covariates"], names=list(data.covariate_names))
+    analysis = {"engine": ENGINE, **outcome["model"], "batch_effect": batch,
+                "trait_type": "binary" if binary else "continuous",
+                "cohorts": list(data.cohorts), "n_samples": int(data.X.shape[0]),
+                "n_genes": int(data.X.shape[1]),
+                "n_known_genes_in_data": len(data.reference),
+                "covariates": covariates}
+    if data.problem.is_two_step:
+        analysis["regressors"] = list(data.regressors)
+        analysis["condition_model"] = data.condition_model
+    analysis["fingerprint"] = fingerprint
+    document = {"significant_genes": outcome["genes"],
+                "cv_performance": outcome["cv"],
+                "analysis": analysis}
+    return round_floats(document)
+
+
+def round_floats(value: Any, digits: int = SIGNIFICANT_DIGITS) -> Any:
+    """Round every float of a JSON-ready structure to ``digits`` significant digits."""
+    if isinstance(value, float):
+        if not np.isfinite(value):
+            raise ValueError(f"non-finite value {value!r} in a result document")
+        return float(f"{value:.{digits}g}")
+    if isinstance(value, dict):
+        return {k: round_floats(v, digits) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [round_floats(v, digits) for v in value]
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return round_floats(value.item(), digits)
+    return value
+
+
+# --------------------------------------------------------------------------- end to end
+
+def problem_fingerprint(problem: Problem, selection: Selection, digests: Sequence[str],
+                        task_info: Mapping[str, Any], config: AnalysisConfig) -> str:
+    """SHA-256 of everything a result depends on.
+
+    Engine version, analysis constants, the problem, the selected cohorts and
+    regressors, the SHA-256 of each linked table used, and the known genes of
+    the trait (and condition). ``cohort_info.json`` enters through the
+    selection it produces.
+    """
+    payload = {"engine": ENGINE, "config": config.as_dict(), "problem": str(problem),
+               "cohorts": list(selection.cohorts), "regressors": list(selection.regressors),
+               "tables": list(digests),
+               "related": related_genes(task_info, problem.trait),
+               "condition_related": (related_genes(task_info, problem.condition)
+                                     if problem.is_two_step else [])}
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class ProblemOutcome:
+    """What happened to one problem.
+
+    Attributes
+    ----------
+    problem : str
+        ``Trait|Condition``.
+    status : str
+        ``done``, ``up-to-date``, ``skipped`` or ``failed``.
+    reason : str
+        Why it was skipped or failed.
+    document : dict, optional
+        The result document (``done`` only).
+    seconds : float
+        Wall time of the analysis.
+    """
+
+    problem: str
+    status: str
+    reason: str = ""
+    document: Optional[Dict[str, Any]] = None
+    seconds: float = 0.0
+
+
+def run_problem(problem: Problem, preprocess_root: Path, task_info: Mapping[str, Any],
+                cache: CohortCache, index: Optional[LinkedTableIndex] = None,
+                cohort_info_cache: Optional[Dict[str, Any]] = None,
+                config: AnalysisConfig = AnalysisConfig(),
+                previous_fingerprint: Optional[str] = None) -> ProblemOutcome:
+    """Select, load and analyse one problem (errors are the caller's to isolate).
+
+    Returns ``up-to-date`` without analysing when ``previous_fingerprint``
+    equals the fingerprint of the current inputs.
+    """
+    root = Path(preprocess_root)
+    index = index or LinkedTableIndex(root)
+    selection = select_in_tree(problem, root, task_info, index, cohort_info_cache)
+    if not selection.ok:
+        return ProblemOutcome(str(problem), "skipped", selection.reason)
+    owners = [problem.trait] + ([problem.condition] if problem.is_two_step else [])
+    paths = [index.path(owner, cohort) for cohort, owner in zip(selection.cohorts, owners)]
+    digests = [cache.digest(path) for path in paths]
+    fingerprint = problem_fingerprint(problem, selection, digests, task_info, config)
+    if previous_fingerprint == fingerprint:
+        return ProblemOutcome(str(problem), "up-to-date", "inputs unchanged")
+    tables = [cache.load(path) for path in paths]
+    data = problem_data(problem, selection, tables, task_info)
+    return ProblemOutcome(str(problem), "done",
+                          document=analyze(data, config, fingerprint))

@@ -1,0 +1,157 @@
+"""Loading linked tables once per run, keyed on file content.
+
+A cohort is used by many problems (the unconditional one, Age, Gender and
+every two-step pairing), and parsing a full-size linked table (167 x 18,530)
+takes about half a second, so :class:`CohortCache` keeps parsed tables in
+memory (least recently used first out, bounded in bytes).
+
+Staleness: every entry remembers the SHA-256 of the file's bytes. A lookup
+first compares the file's ``(size, mtime_ns, inode)`` signature with the one
+seen when the entry was made; if any differs, the file is read and hashed
+again and the entry is reused only when the hash still matches. So a table
+edited between two problems of a run is re-parsed, never served stale.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import logging
+import os
+import zlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from utils.errors import InputFileError
+from utils.io import GZIP_MAGIC, PathLike
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_BYTES = 2 * 1024 ** 3
+
+
+@dataclass(frozen=True)
+class LinkedTable:
+    """A parsed linked table.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    digest : str
+        SHA-256 of the file's bytes.
+    frame : pandas.DataFrame
+        Samples x columns, float values, sample ids as the index.
+    """
+
+    path: Path
+    digest: str
+    frame: pd.DataFrame
+
+
+def _signature(path: Path) -> Tuple[int, int, int]:
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise InputFileError(path, f"cannot read file ({exc.strerror or exc})") from exc
+    return stat.st_size, stat.st_mtime_ns, stat.st_ino
+
+
+def _read(path: Path) -> Tuple[bytes, str]:
+    if path.is_dir():
+        raise InputFileError(path, "is a folder, expected a linked-table CSV")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputFileError(path, f"cannot read file ({exc.strerror or exc})") from exc
+    return raw, hashlib.sha256(raw).hexdigest()
+
+
+def parse_linked_table(path: PathLike, raw: bytes) -> pd.DataFrame:
+    """Parse the bytes of a linked table (plain or gzip CSV).
+
+    Raises
+    ------
+    InputFileError
+        Empty, undecodable or non-numeric content; the message names the file.
+    """
+    path = Path(path)
+    if raw[:2] == GZIP_MAGIC:
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise InputFileError(path, f"corrupt or truncated gzip data ({exc})") from exc
+    if not raw.strip():
+        raise InputFileError(path, "empty linked table")
+    try:
+        frame = pd.read_csv(io.BytesIO(raw), index_col=0, low_memory=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
+            ValueError) as exc:
+        raise InputFileError(path, f"unreadable CSV ({str(exc).splitlines()[0]})") from exc
+    if frame.shape[0] == 0 or frame.shape[1] == 0:
+        raise InputFileError(path, "linked table has no samples or no columns")
+    bad = [str(c) for c, kind in frame.dtypes.items() if not pd.api.types.is_numeric_dtype(kind)]
+    if bad:
+        shown = ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else "")
+        raise InputFileError(path, f"non-numeric values in {len(bad)} column(s): {shown}")
+    frame.columns = [str(c) for c in frame.columns]
+    frame.index = frame.index.astype(str)
+    return frame.astype(float)
+
+
+class CohortCache:
+    """Parsed linked tables and file digests, shared by the problems of a run.
+
+    Parameters
+    ----------
+    max_bytes : int
+        Memory budget of the parsed tables (least recently used evicted first).
+    """
+
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._tables: "OrderedDict[Path, Tuple[Tuple[int, int, int], LinkedTable]]" = OrderedDict()
+        self._digests: Dict[Path, Tuple[Tuple[int, int, int], str]] = {}
+        self.parses = 0
+
+    def digest(self, path: PathLike) -> str:
+        """SHA-256 of the file (re-hashed only when its signature changes)."""
+        path = Path(path).resolve()
+        signature = _signature(path)
+        known = self._digests.get(path)
+        if known and known[0] == signature:
+            return known[1]
+        _, digest = _read(path)
+        self._digests[path] = (signature, digest)
+        return digest
+
+    def load(self, path: PathLike) -> LinkedTable:
+        """The parsed table at ``path`` (from memory when its content is unchanged)."""
+        path = Path(path).resolve()
+        signature = _signature(path)
+        entry = self._tables.get(path)
+        if entry and entry[0] == signature:
+            self._tables.move_to_end(path)
+            return entry[1]
+        raw, digest = _read(path)
+        self._digests[path] = (signature, digest)
+        if entry and entry[1].digest == digest:
+            self._tables[path] = (signature, entry[1])
+            self._tables.move_to_end(path)
+            return entry[1]
+        table = LinkedTable(path, digest, parse_linked_table(path, raw))
+        self.parses += 1
+        self._tables[path] = (signature, table)
+        self._evict()
+        return table
+
+    def _evict(self) -> None:
+        total = sum(t.frame.memory_usage(deep=False).sum() for _, t in self._tables.values())
+        while len(self._tables) > 1 and total > self.max_bytes:
+            _, (_, oldest) = self._tables.popitem(last=False)
+            total -= oldest.frame.memory_usage(deep=False).sum()

@@ -1,0 +1,501 @@
+"""Converged Lasso solutions along a penalty grid (SPEC 5.4).
+
+The objective is scikit-learn's ``(1 / (2 n)) ||y - X w - b||^2 + alpha ||w||_1``
+on standardized genes. Gene matrices are wide (n ~ 167 samples, p ~ 18,500
+genes), and the benchmark's grid reaches ``alpha = 1e-6``, where the solution
+almost interpolates the data. Coordinate descent converges very slowly there
+(upstream's lists of thousands of genes at small penalties were such
+unconverged iterates); the exact solution has at most ``n - 1`` non-zero
+coefficients (centred data have rank ``n - 1``).
+
+Solver: *working-set LARS-lasso homotopy with KKT certification*.
+
+* The LARS-lasso homotopy (Efron et al. 2004, with the lasso modification:
+  variables leave the active set when their coefficient crosses zero) follows
+  the exact piecewise-linear solution path from ``alpha_max`` down through
+  every grid penalty.
+* It runs on a *working set* W of genes (initially those most correlated with
+  y), so each step costs O(n |W|) instead of O(n p).
+* At every grid penalty the solution is certified on **all** genes by the
+  Karush-Kuhn-Tucker conditions (one product ``X^T r``). Genes that violate
+  them join W and the homotopy is resumed from the last certified grid point.
+  A certified solution is the exact Lasso solution (the problem is convex), so
+  the working set only changes speed, never the answer.
+
+Measured on n = 167, p = 18,530 (``benchmarks/bench_regress.py``), this is far
+faster than warm-started coordinate descent (which does not reach the
+``<= n`` sparsity at small penalties) and than scikit-learn's full-width
+``lars_path``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+from scipy.linalg import cholesky
+from scipy.linalg.lapack import dtrtri
+
+logger = logging.getLogger(__name__)
+
+KKT_TOL = 1e-6            # relative tolerance of the certification
+COLLINEAR_TOL = 1e-10     # relative pivot below which an entering gene is collinear
+MAX_ROUNDS = 100          # working-set expansions per grid penalty
+CHECK_STRIDE = 16         # homotopy events between full KKT checks (adaptive)
+MIN_STRIDE, MAX_STRIDE = 4, 128
+NEAR_BOUNDARY = 16        # outside genes added pre-emptively after a passed check
+
+
+@dataclass
+class LassoPath:
+    """Certified Lasso solutions at a grid of penalties.
+
+    Attributes
+    ----------
+    alphas : numpy.ndarray
+        The penalties, in the order given by the caller.
+    coefs : numpy.ndarray
+        ``(len(alphas), p)`` coefficients on the (standardized) columns.
+    kkt_violation : numpy.ndarray
+        Largest relative KKT violation at each penalty (``<= KKT_TOL`` when
+        certified).
+    n_steps : int
+        Homotopy steps taken (over all working-set rounds).
+    working_set_size : int
+        Final size of the working set.
+    """
+
+    alphas: np.ndarray
+    coefs: np.ndarray
+    kkt_violation: np.ndarray
+    n_steps: int = 0
+    working_set_size: int = 0
+
+    def support(self, index: int) -> np.ndarray:
+        """Indices of the non-zero coefficients at ``alphas[index]``."""
+        return np.flatnonzero(self.coefs[index])
+
+
+@dataclass
+class _State:
+    """A certified point of the path: active genes (global ids), signs, level."""
+
+    active: np.ndarray
+    signs: np.ndarray
+    level: float
+    coef: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    just_dropped: int = -1
+
+
+class _ActiveSet:
+    """Rows, Gram matrix and inverse Cholesky factor of the active genes.
+
+    ``solve(v)`` returns ``G^{-1} v`` with two triangular products; adding a
+    gene borders the factor in O(k^2); dropping one refactors the (small)
+    Gram matrix.
+    """
+
+    def __init__(self, XW: np.ndarray, y: np.ndarray, members: Sequence[int]) -> None:
+        self.XW = XW
+        self.y = y
+        self.members: List[int] = []
+        n = XW.shape[1]
+        self.rows = np.zeros((0, n))
+        self.gram = np.zeros((0, 0))
+        self.inv_chol = np.zeros((0, 0))
+        self.rows_y = np.zeros(0)
+        if len(members):
+            self.members = [int(j) for j in members]
+            self.rows = XW[self.members]
+            self.gram = self.rows @ self.rows.T
+            self.rows_y = self.rows @ y
+            self._refactor()
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+    def _refactor(self) -> None:
+        if not self.members:
+            self.inv_chol = np.zeros((0, 0))
+            return
+        chol = cholesky(self.gram, lower=True, check_finite=False)
+        self.inv_chol, info = dtrtri(chol, lower=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"dtrtri failed with info={info}")
+
+    def solve(self, vector: np.ndarray) -> np.ndarray:
+        """``G^{-1} vector``."""
+        return self.inv_chol.T @ (self.inv_chol @ vector)
+
+    def try_add(self, j: int) -> bool:
+        """Add gene ``j`` unless it is (numerically) collinear with the set."""
+        x = self.XW[j]
+        norm2 = float(x @ x)
+        cross = self.rows @ x
+        row = self.inv_chol @ cross
+        pivot2 = norm2 - float(row @ row)
+        if norm2 <= 0.0 or pivot2 <= COLLINEAR_TOL * norm2:
+            return False
+        k = len(self.members)
+        pivot = np.sqrt(pivot2)
+        inv = np.zeros((k + 1, k + 1))
+        inv[:k, :k] = self.inv_chol
+        inv[k, :k] = -(row @ self.inv_chol) / pivot
+        inv[k, k] = 1.0 / pivot
+        gram = np.empty((k + 1, k + 1))
+        gram[:k, :k] = self.gram
+        gram[k, :k] = gram[:k, k] = cross
+        gram[k, k] = norm2
+        self.inv_chol, self.gram = inv, gram
+        self.rows = np.vstack([self.rows, x[None, :]])
+        self.rows_y = np.append(self.rows_y, float(x @ self.y))
+        self.members.append(j)
+        return True
+
+    def drop(self, k: int) -> None:
+        """Remove the ``k``-th member."""
+        del self.members[k]
+        self.rows = np.delete(self.rows, k, axis=0)
+        self.rows_y = np.delete(self.rows_y, k)
+        self.gram = np.delete(np.delete(self.gram, k, axis=0), k, axis=1)
+        self._refactor()
+
+
+class _Homotopy:
+    """LARS-lasso steps restricted to a working set (rows of ``XW``)."""
+
+    def __init__(self, XW: np.ndarray, y: np.ndarray, state: "_State",
+                 position: np.ndarray) -> None:
+        self.XW = XW
+        self.y = y
+        self.set = _ActiveSet(XW, y, [int(position[g]) for g in state.active])
+        self.signs = np.asarray(state.signs, dtype=float)
+        self.level = float(state.level)
+        self.blocked: set = set()
+        self.steps = 0
+        self.just_dropped = int(position[state.just_dropped]) if state.just_dropped >= 0 else -1
+        self.just_added = -1
+        self.coef = self.exact_coef()
+        self.refresh_correlations()
+        self.knots: List[Tuple[_State, np.ndarray]] = []
+
+    def extend(self, XW: np.ndarray) -> None:
+        """Use an enlarged working set (new rows appended at the end)."""
+        old = self.XW.shape[0]
+        self.XW = XW
+        self.set.XW = XW
+        if XW.shape[0] > old:
+            self.corr = np.concatenate([self.corr, XW[old:] @ self.residual()])
+
+    def snapshot(self, genes: np.ndarray) -> "_State":
+        """The current point as a state with global gene ids."""
+        dropped = int(genes[self.just_dropped]) if self.just_dropped >= 0 else -1
+        return _State(genes[self.active], self.signs.copy(), self.level, self.coef.copy(),
+                      dropped)
+
+    @property
+    def active(self) -> List[int]:
+        """Working-set positions of the active genes."""
+        return self.set.members
+
+    def exact_coef(self) -> np.ndarray:
+        """Coefficients solving the KKT equalities of the current active set."""
+        if not len(self.set):
+            return np.zeros(0)
+        return self.set.solve(self.set.rows_y - self.level * self.signs)
+
+    def residual(self) -> np.ndarray:
+        """``y - X_A beta_A``."""
+        return self.y - self.set.rows.T @ self.coef if len(self.set) else self.y.copy()
+
+    def refresh_correlations(self) -> None:
+        """Recompute the working-set correlations exactly."""
+        self.corr = self.XW @ self.residual()
+
+    # -- the path ------------------------------------------------------------
+    def descend(self, target: float, max_steps: int, genes: np.ndarray) -> None:
+        """Follow the path down towards ``target`` for at most ``max_steps`` events.
+
+        Every knot passed is recorded in ``knots`` with its residual, so a
+        failed certification can resume from the latest knot that is still
+        valid for an enlarged working set.
+        """
+        m = self.XW.shape[0]
+        self.knots = []
+        residual = self.residual()
+        for _ in range(max_steps):
+            if self.level <= target:
+                break
+            self.steps += 1
+            if len(self.set):
+                direction = self.set.solve(self.signs)
+                along = self.XW @ (self.set.rows.T @ direction)
+            else:
+                direction = np.zeros(0)
+                along = np.zeros(m)
+            den_up, den_down = 1.0 - along, 1.0 + along
+            with np.errstate(divide="ignore", invalid="ignore"):
+                up = np.where(den_up > 1e-12,
+                              np.maximum(self.level - self.corr, 0.0) / den_up, np.inf)
+                down = np.where(den_down > 1e-12,
+                                np.maximum(self.level + self.corr, 0.0) / den_down, np.inf)
+            gamma_in = np.minimum(up, down)
+            gamma_in[self.active] = np.inf
+            if self.blocked:
+                gamma_in[list(self.blocked)] = np.inf
+            if self.just_dropped >= 0:
+                gamma_in[self.just_dropped] = np.inf
+            enter = int(np.argmin(gamma_in))
+            step_in = gamma_in[enter]
+            step_out, leave = np.inf, -1
+            if len(self.set):
+                # A coefficient leaves when it moves towards zero (direction
+                # against its sign) and reaches it; round-off of the wrong sign
+                # counts as zero, so the sign of ``direction`` decides.
+                toward = direction * self.signs < 0
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratio = np.where(toward, np.maximum(self.coef * self.signs, 0.0)
+                                     / np.abs(direction), np.inf)
+                if self.just_added >= 0:
+                    ratio[self.active.index(self.just_added)] = np.inf
+                leave = int(np.argmin(ratio))
+                step_out = ratio[leave]
+            step_stop = self.level - target
+            step = min(step_in, step_out, step_stop)
+            if len(self.set):
+                self.coef = self.coef + step * direction
+                residual = residual - step * (self.set.rows.T @ direction)
+            self.corr = self.corr - step * along
+            self.level -= step
+            self.just_dropped, self.just_added = -1, -1
+            if step == step_stop:
+                self.level = target
+                break
+            if step == step_out:
+                self.just_dropped = self.active[leave]
+                self.set.drop(leave)
+                self.signs = np.delete(self.signs, leave)
+                self.coef = np.delete(self.coef, leave)
+                self.blocked.clear()
+            else:
+                sign = 1.0 if up[enter] <= down[enter] else -1.0
+                if self.set.try_add(enter):
+                    self.just_added = enter
+                    self.signs = np.append(self.signs, sign)
+                    self.coef = np.append(self.coef, 0.0)
+                else:
+                    self.blocked.add(enter)
+            self.knots.append((self.snapshot(genes), residual.copy()))
+        self.coef = self.exact_coef()
+        self.refresh_correlations()
+
+
+class _WorkingSet:
+    """Gene ids of the working set in insertion order, with their rows of X^T."""
+
+    def __init__(self, XT: np.ndarray, genes: np.ndarray) -> None:
+        self.XT = XT
+        self.genes = np.asarray(genes, dtype=int)
+        self.position = np.full(XT.shape[0], -1, dtype=int)
+        self.position[self.genes] = np.arange(self.genes.size)
+        self.rows = XT[self.genes]
+
+    def add(self, genes: np.ndarray) -> None:
+        """Append genes not yet in the set."""
+        genes = np.asarray(genes, dtype=int)
+        _, first = np.unique(genes, return_index=True)
+        genes = genes[np.sort(first)]
+        new = genes[self.position[genes] < 0]
+        if new.size:
+            self.position[new] = np.arange(self.genes.size, self.genes.size + new.size)
+            self.genes = np.concatenate([self.genes, new])
+            self.rows = np.vstack([self.rows, self.XT[new]])
+
+
+def lasso_grid_path(XT: np.ndarray, y: np.ndarray, alphas: Sequence[float], *,
+                    initial_size: Optional[int] = None,
+                    candidates: Optional[np.ndarray] = None,
+                    kkt_tol: float = KKT_TOL) -> LassoPath:
+    """Exact Lasso solutions at each penalty of a grid.
+
+    Parameters
+    ----------
+    XT : numpy.ndarray
+        ``(p, n)`` **transposed** design: one row per gene, each row centred
+        (standardized genes, transposed and C-contiguous for speed).
+    y : numpy.ndarray
+        ``(n,)`` centred response.
+    alphas : sequence of float
+        Penalties (any order), scikit-learn scale.
+    initial_size : int, optional
+        Initial working-set size (default ``max(2 n, 100)``).
+    candidates : numpy.ndarray, optional
+        Extra gene indices to put in the initial working set (e.g. the
+        support found on a related fold); they only change speed.
+    kkt_tol : float
+        Relative KKT tolerance of the certification.
+
+    Returns
+    -------
+    LassoPath
+    """
+    XT = np.ascontiguousarray(XT, dtype=float)
+    y = np.asarray(y, dtype=float)
+    p, n = XT.shape
+    alphas = np.asarray(alphas, dtype=float)
+    coefs = np.zeros((alphas.size, p))
+    violation = np.zeros(alphas.size)
+    corr_y = XT @ y
+    top = float(np.max(np.abs(corr_y))) if p else 0.0
+    if p == 0 or top <= 1e-14 * max(1.0, float(np.abs(y).sum())):
+        return LassoPath(alphas, coefs, violation)
+    size = min(p, initial_size or max(2 * n, 100))
+    start = np.argsort(-np.abs(corr_y), kind="stable")[:size]
+    if candidates is not None and len(candidates):
+        extra = np.setdiff1d(np.asarray(candidates, dtype=int), start)
+        start = np.concatenate([start, extra])
+    working = _WorkingSet(XT, start)
+    state = _State(np.zeros(0, dtype=int), np.zeros(0), top)
+    steps, stride = 0, CHECK_STRIDE
+    for index in np.argsort(-alphas, kind="stable"):
+        target = n * alphas[index]
+        if target < state.level:
+            state, taken, violation[index], stride = _certified_descent(
+                working, y, state, target, kkt_tol, stride)
+            steps += taken
+        coefs[index, state.active] = state.coef
+    return LassoPath(alphas, coefs, violation, steps, int(working.genes.size))
+
+
+def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
+             ) -> Tuple[float, np.ndarray, np.ndarray]:
+    """KKT check of the current point on every gene.
+
+    Returns
+    -------
+    worst : float
+        Largest relative violation ``|x_j^T r| / level - 1`` over inactive genes.
+    violators : numpy.ndarray
+        Genes outside the working set that violate, most violating first.
+    near : numpy.ndarray
+        The outside genes closest to entering (added pre-emptively on success).
+    """
+    corr = working.XT @ path.residual()
+    excess = np.abs(corr) / path.level - 1.0
+    excess[working.genes] = -np.inf
+    outside_worst = float(np.max(excess))
+    inside = np.abs(path.corr) / path.level - 1.0
+    inside[path.active] = -np.inf
+    worst = max(outside_worst, float(np.max(inside)) if inside.size else -np.inf)
+    limit = max(2 * path.y.size, 100)
+    order = np.argpartition(-excess, NEAR_BOUNDARY)[:NEAR_BOUNDARY] \
+        if excess.size > NEAR_BOUNDARY else np.arange(excess.size)
+    near = order[np.isfinite(excess[order])]
+    violators = np.flatnonzero(excess > kkt_tol)
+    if violators.size > limit:
+        violators = violators[np.argsort(-excess[violators], kind="stable")[:limit]]
+    return worst, violators, near
+
+
+def _resume_point(working: _WorkingSet, knots: List[Tuple[_State, np.ndarray]],
+                  added: np.ndarray, fallback: _State, kkt_tol: float) -> _State:
+    """Latest recorded knot at which the newly added genes satisfy KKT."""
+    if not knots:
+        return fallback
+    residuals = np.column_stack([r for _, r in knots])
+    levels = np.array([s.level for s, _ in knots])
+    corr = np.abs(working.XT[added] @ residuals) / levels
+    valid = np.flatnonzero(np.all(corr <= 1.0 + kkt_tol, axis=0))
+    return knots[valid[-1]][0] if valid.size else fallback
+
+
+def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, target: float,
+                       kkt_tol: float, stride: int = 16) -> Tuple[_State, int, float, int]:
+    """Descend from a certified state to ``target``, checking KKT on every gene.
+
+    The working-set homotopy pauses every ``stride`` events for a full KKT
+    check. A failed check sends the violating genes into the working set and
+    resumes from the latest knot still valid for the enlarged set (or the last
+    certified point). A passed check adds the few outside genes nearest to the
+    boundary, which are the likeliest to enter next.
+    """
+    steps, worst = 0, 0.0
+    path = _Homotopy(working.rows, y, state, working.position)
+    for _ in range(MAX_ROUNDS * 64):
+        path.descend(target, stride, working.genes)
+        steps += path.steps
+        path.steps = 0
+        worst, violators, near = _certify(working, path, kkt_tol)
+        if violators.size:
+            added = np.union1d(violators, near)
+            resume = _resume_point(working, path.knots, added, state, kkt_tol)
+            working.add(added)
+            path = _Homotopy(working.rows, y, resume, working.position)
+            stride = max(MIN_STRIDE, stride // 2)
+            continue
+        if worst > kkt_tol:
+            logger.warning("Lasso at alpha=%.3g: KKT violation %.2e above tolerance %.0e",
+                           path.level / y.size, worst, kkt_tol)
+        state = path.snapshot(working.genes)
+        if path.level <= target:
+            break
+        if near.size:
+            working.add(near)
+            path.extend(working.rows)
+        stride = min(MAX_STRIDE, stride * 2)
+    return state, steps, max(worst, 0.0), stride
+
+
+def centre_columns(XT: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Centre the rows of a transposed design and the response (intercept)."""
+    mean_x = XT.mean(axis=1)
+    mean_y = float(np.mean(y))
+    return XT - mean_x[:, None], y - mean_y, mean_x, mean_y
+
+
+class Lasso:
+    """Lasso regression with converged (KKT-certified) solutions.
+
+    A scikit-learn-like estimator: ``fit(X, y)``, ``predict(X)``, ``coef_``,
+    ``intercept_``. The objective matches ``sklearn.linear_model.Lasso`` with
+    ``fit_intercept=True``; columns are used as given (standardize first, see
+    :func:`tools.standardize.standardize_split`).
+
+    Parameters
+    ----------
+    alpha : float
+        Penalty strength.
+    **solver_options : Any
+        Accepted for compatibility with scikit-learn call sites
+        (``random_state``, ``max_iter``, ``tol``, ...) and ignored: the exact
+        homotopy needs none of them.
+    """
+
+    def __init__(self, alpha: float = 1.0, **solver_options: Any) -> None:
+        self.alpha = float(alpha)
+        self.solver_options = solver_options
+        self.coef_: Optional[np.ndarray] = None
+        self.intercept_: float = 0.0
+        self.path_: Optional[LassoPath] = None
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor parameters (scikit-learn convention)."""
+        return {"alpha": self.alpha, **self.solver_options}
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> "Lasso":
+        """Fit on ``X`` (samples x genes) and ``y``."""
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float).ravel()
+        XT, yc, mean_x, mean_y = centre_columns(np.ascontiguousarray(X.T), y)
+        self.path_ = lasso_grid_path(XT, yc, [self.alpha])
+        self.coef_ = self.path_.coefs[0]
+        self.intercept_ = mean_y - float(mean_x @ self.coef_)
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Predictions for ``X``."""
+        if self.coef_ is None:
+            raise RuntimeError("Lasso.predict called before fit")
+        return np.asarray(X, dtype=float) @ self.coef_ + self.intercept_

@@ -1,0 +1,303 @@
+"""Linear mixed model with per-gene tests (SPEC 5.4, guideline step 8).
+
+Model for gene ``j``::
+
+    y = C beta + x_j b_j + g + e,   g ~ N(0, s2 K),   e ~ N(0, s2 delta I)
+
+with ``C = [1, Z]`` (intercept and covariates), the kinship
+``K = Xs Xs^T / p`` of the standardized genes, and ``delta`` the ratio of
+residual to genetic variance. Following FaST-LMM (Lippert et al. 2011):
+
+1. one eigendecomposition ``K = U diag(lam) U^T`` per fit;
+2. ``delta`` maximises the null-model likelihood (no gene): a grid over
+   ``ln delta`` in ``[-5, 5]`` refined by a bounded 1-D optimizer;
+3. every gene is tested at once in the rotated space, where the covariance is
+   diagonal: generalized least squares with the covariates partialled out,
+   a t statistic with ``n - c - 1`` degrees of freedom;
+4. p-values are corrected by Benjamini-Hochberg; the selected genes are those
+   with corrected p below the threshold, ranked by corrected p.
+
+Predictions for new samples are the BLUP: the null model's fixed effects plus
+the best linear unbiased predictor of ``g`` from the kinship between new and
+training samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple
+
+import numpy as np
+from scipy import optimize, stats
+
+LOG_DELTA_BOUNDS = (-5.0, 5.0)
+N_GRID = 100
+FDR_THRESHOLD = 0.05
+
+
+@dataclass(frozen=True)
+class KinshipEigen:
+    """Eigendecomposition of the kinship of the training samples.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        Eigenvalues (clipped at 0), ascending.
+    vectors : numpy.ndarray
+        ``(n, n)`` orthonormal eigenvectors (columns).
+    n_genes : int
+        ``p``, the divisor of the kinship.
+    """
+
+    values: np.ndarray
+    vectors: np.ndarray
+    n_genes: int
+
+
+def kinship_eigen(X_std: np.ndarray) -> KinshipEigen:
+    """Eigendecomposition of ``K = Xs Xs^T / p`` (one per fit)."""
+    n_genes = max(X_std.shape[1], 1)
+    kinship = (X_std @ X_std.T) / n_genes
+    values, vectors = np.linalg.eigh(kinship)
+    return KinshipEigen(np.clip(values, 0.0, None), vectors, n_genes)
+
+
+def _weighted_fit(weights: np.ndarray, C: np.ndarray, y: np.ndarray
+                  ) -> Tuple[np.ndarray, np.ndarray]:
+    """Weighted least squares of rotated ``y`` on rotated ``C`` for many weight rows.
+
+    Parameters
+    ----------
+    weights : (g, n) array
+    C : (n, c) array
+    y : (n,) array
+
+    Returns
+    -------
+    beta : (g, c) array
+    rss : (g,) weighted residual sums of squares
+    """
+    gram = np.einsum("gi,ic,id->gcd", weights, C, C)
+    rhs = (weights * y) @ C
+    beta = np.linalg.solve(gram, rhs[..., None])[..., 0]
+    resid = y[None, :] - beta @ C.T
+    return beta, np.sum(weights * resid ** 2, axis=1)
+
+
+def null_log_likelihood(log_delta: np.ndarray, eigen_values: np.ndarray, Cr: np.ndarray,
+                        yr: np.ndarray) -> np.ndarray:
+    """Profiled ML log-likelihood of the null model at each ``ln delta``.
+
+    Parameters
+    ----------
+    log_delta : array
+        Natural logarithms of ``delta``.
+    eigen_values : (n,) array
+    Cr, yr : rotated covariates ``U^T C`` and response ``U^T y``.
+    """
+    log_delta = np.atleast_1d(np.asarray(log_delta, dtype=float))
+    n = yr.size
+    variances = eigen_values[None, :] + np.exp(log_delta)[:, None]
+    _, rss = _weighted_fit(1.0 / variances, Cr, yr)
+    rss = np.maximum(rss, np.finfo(float).tiny)
+    return -0.5 * (n * np.log(2 * np.pi) + np.log(variances).sum(axis=1)
+                   + n + n * np.log(rss / n))
+
+
+def fit_delta(eigen_values: np.ndarray, Cr: np.ndarray, yr: np.ndarray,
+              bounds: Tuple[float, float] = LOG_DELTA_BOUNDS, n_grid: int = N_GRID) -> float:
+    """Maximum-likelihood ``delta``: grid over ``ln delta`` then Brent refinement."""
+    grid = np.linspace(bounds[0], bounds[1], n_grid)
+    values = null_log_likelihood(grid, eigen_values, Cr, yr)
+    best = int(np.argmax(values))
+    low, high = grid[max(best - 1, 0)], grid[min(best + 1, n_grid - 1)]
+    result = optimize.minimize_scalar(
+        lambda v: -null_log_likelihood(v, eigen_values, Cr, yr)[0],
+        bounds=(low, high), method="bounded", options={"xatol": 1e-6})
+    chosen = result.x if -result.fun >= values[best] else grid[best]
+    return float(np.exp(chosen))
+
+
+def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (same as statsmodels ``fdr_bh``)."""
+    p = np.asarray(p_values, dtype=float)
+    m = p.size
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * m / np.arange(1, m + 1)
+    adjusted = np.minimum.accumulate(scaled[::-1])[::-1]
+    result = np.empty(m)
+    result[order] = np.minimum(adjusted, 1.0)
+    return result
+
+
+@dataclass(frozen=True)
+class GeneTests:
+    """Per-gene GLS results.
+
+    Attributes
+    ----------
+    coef, std_err, t_stat, p_value, corrected_p_value : numpy.ndarray
+        One entry per gene.
+    """
+
+    coef: np.ndarray
+    std_err: np.ndarray
+    t_stat: np.ndarray
+    p_value: np.ndarray
+    corrected_p_value: np.ndarray
+
+
+def gene_tests(eigen: KinshipEigen, X_std: np.ndarray, y: np.ndarray, C: np.ndarray,
+               delta: float) -> GeneTests:
+    """GLS test of every gene (with the covariates ``C``) in the rotated space."""
+    n, c = C.shape
+    weights = 1.0 / (eigen.values + delta)
+    U = eigen.vectors
+    Xr = U.T @ X_std
+    yr, Cr = U.T @ y, U.T @ C
+    gram_inv = np.linalg.inv((Cr * weights[:, None]).T @ Cr)
+    wy = weights * yr
+    cross_c = (Cr * weights[:, None]).T @ Xr          # (c, p)
+    c_y = Cr.T @ wy                                    # (c,)
+    xx = weights @ (Xr * Xr) - np.einsum("cp,cd,dp->p", cross_c, gram_inv, cross_c)
+    xy = Xr.T @ wy - cross_c.T @ (gram_inv @ c_y)
+    yy = float(yr @ wy - c_y @ gram_inv @ c_y)
+    df = n - c - 1
+    scale = np.maximum(np.abs(weights @ (Xr * Xr)), 1e-300)
+    valid = xx > 1e-10 * scale
+    coef = np.where(valid, xy / np.where(valid, xx, 1.0), 0.0)
+    rss = np.maximum(yy - coef * xy, 0.0)
+    if df > 0:
+        sigma2 = rss / df
+        std_err = np.sqrt(sigma2 / np.where(valid, xx, 1.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_stat = np.where(valid & (std_err > 0), coef / std_err, 0.0)
+        p_value = np.where(valid, 2.0 * stats.t.sf(np.abs(t_stat), df), 1.0)
+    else:
+        std_err = np.full(coef.shape, np.inf)
+        t_stat = np.zeros_like(coef)
+        p_value = np.ones_like(coef)
+    return GeneTests(coef, std_err, t_stat, p_value, benjamini_hochberg(p_value))
+
+
+def design(Z: Optional[np.ndarray], n: int) -> np.ndarray:
+    """``[1, Z]`` as an ``(n, c)`` matrix."""
+    ones = np.ones((n, 1))
+    if Z is None:
+        return ones
+    Z = np.asarray(Z, dtype=float).reshape(n, -1)
+    return np.hstack([ones, Z])
+
+
+@dataclass(frozen=True)
+class LMMFit:
+    """A fitted null model and the per-gene tests of one training set."""
+
+    eigen: KinshipEigen
+    delta: float
+    covariate_coef: np.ndarray
+    tests: GeneTests
+    dual_weights: np.ndarray
+
+    def predict(self, X_std_new: np.ndarray, X_std_train: np.ndarray,
+                C_new: np.ndarray) -> np.ndarray:
+        """BLUP predictions for new samples (genes standardized with training statistics)."""
+        cross = (X_std_new @ X_std_train.T) / self.eigen.n_genes
+        return C_new @ self.covariate_coef + cross @ self.dual_weights
+
+
+def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) -> LMMFit:
+    """Fit the LMM on standardized genes, response and covariates."""
+    X_std = np.asarray(X_std, dtype=float)
+    y = np.asarray(y, dtype=float).ravel()
+    C = design(Z, y.size)
+    eigen = kinship_eigen(X_std)
+    U = eigen.vectors
+    yr, Cr = U.T @ y, U.T @ C
+    delta = fit_delta(eigen.values, Cr, yr)
+    weights = 1.0 / (eigen.values + delta)
+    beta, _ = _weighted_fit(weights[None, :], Cr, yr)
+    beta = beta[0]
+    tests = gene_tests(eigen, X_std, y, C, delta)
+    dual = U @ (weights * (U.T @ (y - C @ beta)))
+    return LMMFit(eigen, delta, beta, tests, dual)
+
+
+def selected_genes(tests: GeneTests, threshold: float = FDR_THRESHOLD) -> np.ndarray:
+    """Indices with corrected p below ``threshold``, by corrected p then |coef|."""
+    hits = np.flatnonzero(tests.corrected_p_value < threshold)
+    order = np.lexsort((-np.abs(tests.coef[hits]), tests.corrected_p_value[hits]))
+    return hits[order]
+
+
+class LMM:
+    """Mixed-model gene tests with the scikit-learn-like interface of the compat API.
+
+    Parameters
+    ----------
+    lamda : float, optional
+        Accepted for compatibility with upstream calls (``LMM(lamda=...)``,
+        the penalty of upstream's sparse LMM). This LMM tests each gene and
+        has no penalty, so the value is recorded but does not change results.
+    threshold : float
+        FDR level for :attr:`selected_`.
+    **options : Any
+        Other upstream keyword arguments, accepted and ignored.
+    """
+
+    accepts_covariates = True
+
+    def __init__(self, lamda: Optional[float] = None, threshold: float = FDR_THRESHOLD,
+                 **options: Any) -> None:
+        self.lamda = lamda
+        self.threshold = threshold
+        self.options = options
+        self.fit_: Optional[LMMFit] = None
+        self._X_train: Optional[np.ndarray] = None
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor parameters (scikit-learn convention)."""
+        return {"lamda": self.lamda, "threshold": self.threshold, **self.options}
+
+    def fit(self, X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) -> "LMM":
+        """Fit on (already standardized) genes ``X``, response ``y``, covariates ``Z``."""
+        self._X_train = np.asarray(X, dtype=float)
+        self.fit_ = fit_lmm(self._X_train, y, Z)
+        return self
+
+    def _fitted(self) -> LMMFit:
+        if self.fit_ is None:
+            raise RuntimeError("LMM used before fit")
+        return self.fit_
+
+    def predict(self, X: np.ndarray, Z: Optional[np.ndarray] = None) -> np.ndarray:
+        """BLUP predictions for new samples."""
+        X = np.asarray(X, dtype=float)
+        return self._fitted().predict(X, self._X_train, design(Z, X.shape[0]))
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Per-gene GLS effects."""
+        return self._fitted().tests.coef
+
+    @property
+    def p_values_(self) -> np.ndarray:
+        """Per-gene p-values."""
+        return self._fitted().tests.p_value
+
+    @property
+    def corrected_p_values_(self) -> np.ndarray:
+        """Benjamini-Hochberg corrected p-values."""
+        return self._fitted().tests.corrected_p_value
+
+    @property
+    def selected_(self) -> np.ndarray:
+        """Indices of the selected genes, best first."""
+        return selected_genes(self._fitted().tests, self.threshold)
+
+    @property
+    def covariate_coef_(self) -> np.ndarray:
+        """Null-model coefficients of ``[1, Z]``."""
+        return self._fitted().covariate_coef
