@@ -225,11 +225,18 @@ def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) ->
     return LMMFit(eigen, delta, beta, tests, dual)
 
 
-def selected_genes(tests: GeneTests, threshold: float = FDR_THRESHOLD) -> np.ndarray:
-    """Indices with corrected p below ``threshold``, by corrected p then |coef|."""
-    hits = np.flatnonzero(tests.corrected_p_value < threshold)
-    order = np.lexsort((-np.abs(tests.coef[hits]), tests.corrected_p_value[hits]))
+def rank_significant(coef: np.ndarray, corrected_p: np.ndarray,
+                     threshold: float = FDR_THRESHOLD) -> np.ndarray:
+    """Indices with corrected p below ``threshold``, by corrected p, then |coef|, then index."""
+    coef, corrected_p = np.asarray(coef), np.asarray(corrected_p)
+    hits = np.flatnonzero(corrected_p < threshold)
+    order = np.lexsort((hits, -np.abs(coef[hits]), corrected_p[hits]))
     return hits[order]
+
+
+def selected_genes(tests: GeneTests, threshold: float = FDR_THRESHOLD) -> np.ndarray:
+    """Indices of the selected genes of a test result, best first."""
+    return rank_significant(tests.coef, tests.corrected_p_value, threshold)
 
 
 class LMM:

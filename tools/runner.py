@@ -1,0 +1,252 @@
+"""Running many problems: serial, local processes or a Dask cluster (SPEC 5.7).
+
+* Problems are grouped by trait; a group runs in one worker, so the trait's
+  linked table is parsed once there (:class:`tools.cohort_cache.CohortCache`
+  keeps tables across groups and runs, keyed on file content).
+* Workers only read the preprocess tree and return result documents; the
+  calling process writes every output (atomically), so workers need no write
+  access and two writers never race.
+* Failures are isolated per problem: the exception's message (which names the
+  offending file for bad input) becomes the problem's reason and the run goes
+  on.
+* Up to date: a result is skipped unless ``force`` when the fingerprint stored
+  in its ``analysis.fingerprint`` equals the fingerprint of the current inputs
+  (:func:`tools.analysis.problem_fingerprint`).
+* Determinism: each problem runs with single-threaded BLAS, so the bytes of a
+  result do not depend on ``jobs``, on the scheduler or on the order of work.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import functools
+import logging
+import multiprocessing
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
+
+from tools.analysis import ENGINE, AnalysisConfig, ProblemOutcome, run_problem
+from tools.cohort_cache import CohortCache
+from tools.selection import LinkedTableIndex
+from utils.errors import InputFileError
+from utils.io import atomic_write_json, read_json
+from utils.problems import Problem, load_task_info, parse_problem, result_path
+
+logger = logging.getLogger(__name__)
+
+STATUSES = ("done", "up-to-date", "skipped", "failed")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What every worker needs to know (picklable).
+
+    Attributes
+    ----------
+    preprocess_root, regress_root, task_info_path : str
+    force : bool
+        Re-run problems whose results are up to date.
+    config : AnalysisConfig
+    run_id : str
+        Distinguishes runs, so per-run caches of long-lived (Dask) workers
+        are never reused by a later run.
+    """
+
+    preprocess_root: str
+    regress_root: str
+    task_info_path: str
+    force: bool = False
+    config: AnalysisConfig = AnalysisConfig()
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+
+@dataclass
+class RunSummary:
+    """Outcomes of a run, in problem order."""
+
+    outcomes: List[ProblemOutcome]
+    seconds: float = 0.0
+
+    def counts(self) -> Dict[str, int]:
+        """Number of problems per status."""
+        counter = Counter(o.status for o in self.outcomes)
+        return {status: counter.get(status, 0) for status in STATUSES}
+
+    def format(self) -> str:
+        """Human-readable summary with the reason of every skip and failure."""
+        counts = self.counts()
+        lines = [f"{len(self.outcomes)} problems in {self.seconds:.1f} s: "
+                 + ", ".join(f"{counts[s]} {s}" for s in STATUSES)]
+        for status in ("skipped", "failed"):
+            listed = [o for o in self.outcomes if o.status == status]
+            if listed:
+                lines.append(f"{status}:")
+                lines.extend(f"  {o.problem}: {o.reason}" for o in listed)
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- worker side
+
+@functools.lru_cache(maxsize=1)
+def _process_cohort_cache() -> CohortCache:
+    """Parsed tables of this process (content-keyed, so safe across runs)."""
+    return CohortCache()
+
+
+@functools.lru_cache(maxsize=1)
+def _run_state(run_id: str, preprocess_root: str, task_info_path: str
+               ) -> Tuple[Dict[str, Any], LinkedTableIndex, Dict[str, Any]]:
+    """Task info, header index and cohort_info cache of one run in this process."""
+    return load_task_info(task_info_path), LinkedTableIndex(preprocess_root), {}
+
+
+def analyse_group(problem_texts: Sequence[str], settings: RunSettings,
+                  previous: Dict[str, Optional[str]]) -> List[ProblemOutcome]:
+    """Analyse a group of problems in this process; never raises per problem.
+
+    Parameters
+    ----------
+    problem_texts : sequence of str
+        ``Trait|Condition`` of each problem.
+    settings : RunSettings
+    previous : dict
+        Fingerprint of each problem's existing result (None when absent).
+    """
+    outcomes = []
+    try:
+        task_info, index, info_cache = _run_state(settings.run_id, settings.preprocess_root,
+                                                  settings.task_info_path)
+    except InputFileError as exc:
+        return [ProblemOutcome(text, "failed", str(exc)) for text in problem_texts]
+    cache = _process_cohort_cache()
+    with threadpool_limits(1):
+        for text in problem_texts:
+            start = time.perf_counter()
+            try:
+                outcome = run_problem(parse_problem(text), Path(settings.preprocess_root),
+                                      task_info, cache, index, info_cache, settings.config,
+                                      None if settings.force else previous.get(text))
+            except Exception as exc:  # noqa: BLE001 - isolate every failure
+                logger.debug("problem %s failed", text, exc_info=True)
+                outcome = ProblemOutcome(text, "failed", f"{type(exc).__name__}: {exc}")
+            outcome.seconds = time.perf_counter() - start
+            outcomes.append(outcome)
+    return outcomes
+
+
+# --------------------------------------------------------------------------- client side
+
+def group_by_trait(problems: Iterable[Problem]) -> List[List[Problem]]:
+    """Problems grouped by trait, groups and members in input order."""
+    groups: Dict[str, List[Problem]] = {}
+    for problem in problems:
+        groups.setdefault(problem.trait, []).append(problem)
+    return list(groups.values())
+
+
+def stored_fingerprint(path: Path) -> Optional[str]:
+    """The fingerprint of an existing result written by this engine, if any."""
+    if not path.is_file():
+        return None
+    try:
+        document = read_json(path)
+    except InputFileError:
+        return None
+    analysis = document.get("analysis") if isinstance(document, dict) else None
+    if isinstance(analysis, dict) and str(analysis.get("engine", "")).startswith("genotex"):
+        value = analysis.get("fingerprint")
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _settle(outcome: ProblemOutcome, settings: RunSettings) -> None:
+    """Write a finished result, or remove the stale result of a skipped/failed one."""
+    path = result_path(settings.regress_root, parse_problem(outcome.problem))
+    if outcome.status == "done":
+        atomic_write_json(path, outcome.document)
+        outcome.document = None
+    elif outcome.status in ("skipped", "failed"):
+        if outcome.status == "failed":
+            logger.warning("%s failed: %s", outcome.problem, outcome.reason)
+        if stored_fingerprint(path) is not None:
+            path.unlink()
+            logger.info("%s: removed the stale result %s", outcome.problem, path)
+
+
+def _submit_local(groups: List[List[str]], settings: RunSettings,
+                  previous: Dict[str, Optional[str]], jobs: int):
+    if jobs <= 1:
+        for group in groups:
+            yield group, analyse_group(group, settings, previous)
+        return
+    context = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(analyse_group, group, settings,
+                               {p: previous[p] for p in group}): group for group in groups}
+        for future in cf.as_completed(futures):
+            yield futures[future], _group_result(future.result, futures[future])
+
+
+def _submit_dask(groups: List[List[str]], settings: RunSettings,
+                 previous: Dict[str, Optional[str]], scheduler: str):
+    from distributed import Client, as_completed
+
+    with Client(scheduler) as client:
+        futures = {client.submit(analyse_group, group, settings,
+                                 {p: previous[p] for p in group}, pure=False): tuple(group)
+                   for group in groups}
+        for future in as_completed(list(futures)):
+            group = list(futures[future])
+            yield group, _group_result(future.result, group)
+
+
+def _group_result(get, group: List[str]) -> List[ProblemOutcome]:
+    try:
+        return get()
+    except Exception as exc:  # noqa: BLE001 - a crashed worker fails its group only
+        return [ProblemOutcome(text, "failed", f"worker error: {type(exc).__name__}: {exc}")
+                for text in group]
+
+
+def run_problems(problems: Sequence[Problem], settings: RunSettings, jobs: int = 1,
+                 scheduler: Optional[str] = None, progress: bool = True) -> RunSummary:
+    """Run problems and write their results.
+
+    Parameters
+    ----------
+    problems : sequence of Problem
+    settings : RunSettings
+    jobs : int
+        Local worker processes (ignored with ``scheduler``).
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:8786``).
+    progress : bool
+        Show a tqdm bar.
+
+    Returns
+    -------
+    RunSummary
+    """
+    start = time.perf_counter()
+    texts = [str(p) for p in problems]
+    groups = [[str(p) for p in group] for group in group_by_trait(problems)]
+    previous = {text: stored_fingerprint(result_path(settings.regress_root, problem))
+                for text, problem in zip(texts, problems)}
+    stream = (_submit_dask(groups, settings, previous, scheduler) if scheduler
+              else _submit_local(groups, settings, previous, jobs))
+    by_problem: Dict[str, ProblemOutcome] = {}
+    with tqdm(total=len(texts), unit="problem", disable=not progress) as bar:
+        for _, outcomes in stream:
+            for outcome in outcomes:
+                _settle(outcome, settings)
+                by_problem[outcome.problem] = outcome
+            bar.update(len(outcomes))
+    ordered = [by_problem[text] for text in texts]
+    return RunSummary(ordered, time.perf_counter() - start)
