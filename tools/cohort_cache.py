@@ -6,10 +6,11 @@ takes about half a second, so :class:`CohortCache` keeps parsed tables in
 memory (least recently used first out, bounded in bytes).
 
 Staleness: every entry remembers the SHA-256 of the file's bytes. A lookup
-first compares the file's ``(size, mtime_ns, inode)`` signature with the one
-seen when the entry was made; if any differs, the file is read and hashed
-again and the entry is reused only when the hash still matches. So a table
-edited between two problems of a run is re-parsed, never served stale.
+first compares the file's ``(size, mtime_ns, ctime_ns, inode)`` signature with
+the one seen when the entry was made (any write changes ``ctime``, which no
+tool can set back); if any differs, the file is read and hashed again and the
+entry is reused only when the hash still matches. So a table edited between
+two problems of a run is re-parsed, never served stale.
 """
 
 from __future__ import annotations
@@ -18,14 +19,12 @@ import gzip
 import hashlib
 import io
 import logging
-import os
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Dict, Tuple
 
-import numpy as np
 import pandas as pd
 
 from utils.errors import InputFileError
@@ -54,12 +53,12 @@ class LinkedTable:
     frame: pd.DataFrame
 
 
-def _signature(path: Path) -> Tuple[int, int, int]:
+def _signature(path: Path) -> Tuple[int, int, int, int]:
     try:
         stat = path.stat()
     except OSError as exc:
         raise InputFileError(path, f"cannot read file ({exc.strerror or exc})") from exc
-    return stat.st_size, stat.st_mtime_ns, stat.st_ino
+    return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
 
 
 def _read(path: Path) -> Tuple[bytes, str]:
@@ -115,8 +114,8 @@ class CohortCache:
 
     def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.max_bytes = max_bytes
-        self._tables: "OrderedDict[Path, Tuple[Tuple[int, int, int], LinkedTable]]" = OrderedDict()
-        self._digests: Dict[Path, Tuple[Tuple[int, int, int], str]] = {}
+        self._tables: "OrderedDict[Path, Tuple[Tuple[int, int, int, int], LinkedTable]]" = OrderedDict()
+        self._digests: Dict[Path, Tuple[Tuple[int, int, int, int], str]] = {}
         self.parses = 0
 
     def digest(self, path: PathLike) -> str:

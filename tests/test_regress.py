@@ -1,0 +1,141 @@
+"""regress.py end to end on generated preprocess trees (SPEC 5.7)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import regress
+from regress_fixtures import small_benchmark
+from tools.runner import RunSettings, run_problems
+from utils.problems import enumerate_problems, load_task_info
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _run(tree, regress_dir=None, *extra):
+    args = ["--output-dir", str(tree["preprocess"].parent), "--task-info",
+            str(tree["task_info"]), "--no-progress", *extra]
+    if regress_dir is not None:
+        args += ["--regress-dir", str(regress_dir)]
+    return regress.main(args)
+
+
+def _tree_bytes(folder: Path):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.json"))}
+
+
+@pytest.fixture
+def tree(tmp_path):
+    return small_benchmark(tmp_path / "bench")
+
+
+def test_all_problems_written_with_spec_format(tree, capsys):
+    assert _run(tree) == 0
+    out = capsys.readouterr().out
+    assert "8 problems" in out and "6 done" in out and "2 skipped" in out
+    assert "Psoriasis|Gender: no usable cohort with Gender" in out
+    folder = tree["regress"]
+    names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.json"))
+    assert names == ["Asthma/significant_genes_condition_Age.json",
+                     "Asthma/significant_genes_condition_Gender.json",
+                     "Asthma/significant_genes_condition_None.json",
+                     "Asthma/significant_genes_condition_Obesity.json",
+                     "Obesity/significant_genes_condition_None.json",
+                     "Psoriasis/significant_genes_condition_None.json"]
+    doc = json.loads((folder / "Asthma/significant_genes_condition_Age.json").read_text())
+    genes = doc["significant_genes"]
+    assert list(genes) == ["Variable", "Coefficient", "Absolute Coefficient"]
+    assert len(set(map(len, genes.values()))) == 1
+    assert genes["Absolute Coefficient"] == sorted(genes["Absolute Coefficient"], reverse=True)
+    assert {"G0000", "G0001", "G0002"} <= set(genes["Variable"][:5])  # planted genes
+    assert "Age" not in genes["Variable"]
+    assert set(doc["cv_performance"]["prediction"]) == {"accuracy", "precision", "recall", "f1"}
+    assert set(doc["cv_performance"]["selection"]) == {"precision", "recall", "f1", "jaccard"}
+    assert doc["analysis"]["cohorts"] == ["GSE1001"] and doc["analysis"]["model"] == "Lasso"
+    assert doc["analysis"]["covariates"]["names"] == ["Age"]
+    obesity = json.loads((folder / "Obesity/significant_genes_condition_None.json").read_text())
+    assert set(obesity["cv_performance"]["prediction"]) == {"normalized_mse", "r2"}
+    two_step = json.loads((folder / "Asthma/significant_genes_condition_Obesity.json").read_text())
+    assert two_step["analysis"]["regressors"] == ["G0010", "G0011", "G0012"]
+    assert not set(two_step["significant_genes"]["Variable"]) & {"G0010", "G0011", "G0012"}
+    assert two_step["analysis"]["n_genes"] == 117
+
+
+def test_same_inputs_give_identical_bytes_for_any_jobs(tree, tmp_path):
+    assert _run(tree, tmp_path / "one") == 0
+    assert _run(tree, tmp_path / "again") == 0
+    assert _run(tree, tmp_path / "two", "-j", "2") == 0
+    one = _tree_bytes(tmp_path / "one")
+    assert len(one) == 6
+    assert one == _tree_bytes(tmp_path / "again") == _tree_bytes(tmp_path / "two")
+
+
+def test_up_to_date_problems_are_skipped_until_inputs_change(tree, capsys):
+    assert _run(tree) == 0
+    capsys.readouterr()
+    assert _run(tree) == 0
+    assert "0 done, 6 up-to-date" in capsys.readouterr().out
+    obesity = tree["preprocess"] / "Obesity" / "GSE2001.csv"
+    lines = obesity.read_text().splitlines()
+    lines[1] = lines[1].rsplit(",", 1)[0] + ",123.0"  # one gene value changes
+    obesity.write_text("\n".join(lines) + "\n")
+    assert _run(tree) == 0
+    out = capsys.readouterr().out
+    # the Obesity table feeds Obesity|None and the two-step Asthma|Obesity
+    assert "2 done, 4 up-to-date" in out
+    assert _run(tree, None, "--force") == 0
+    assert "6 done, 0 up-to-date" in capsys.readouterr().out
+
+
+def test_corrupt_cohort_fails_alone_with_clear_reason(tree, capsys):
+    assert _run(tree) == 0
+    capsys.readouterr()
+    bad = tree["preprocess"] / "Psoriasis" / "GSE3001.csv"
+    bad.write_text("sample,Psoriasis,G0000\nS1,1,not-a-number\nS2,0,1.5\n")
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    assert "0 done, 5 up-to-date, 2 skipped, 1 failed" in out
+    assert f"Psoriasis|None: InputFileError: {bad}: non-numeric values" in out
+    # the stale result of the failed problem is gone; the others are intact
+    assert not (tree["regress"] / "Psoriasis/significant_genes_condition_None.json").exists()
+    assert (tree["regress"] / "Asthma/significant_genes_condition_None.json").exists()
+
+
+def test_problem_and_trait_filters(tree, capsys):
+    assert _run(tree, None, "--problems", "Asthma|Age", "Obesity|None") == 0
+    assert "2 problems" in capsys.readouterr().out
+    assert _run(tree, None, "--traits", "Psoriasis") == 0
+    assert "2 problems" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="not in the task info: Nope"):
+        _run(tree, None, "--traits", "Nope")
+
+
+def test_help_lists_every_flag():
+    text = subprocess.run([sys.executable, str(REPO / "regress.py"), "--help"],
+                          capture_output=True, text=True, check=True).stdout
+    for flag in ("--traits", "--problems", "--jobs", "--scheduler", "--force",
+                 "--preprocess-dir", "--regress-dir", "--output-dir", "--task-info"):
+        assert flag in text
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_matches_serial(tree, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    task_info = load_task_info(tree["task_info"])
+    problems = enumerate_problems(task_info)
+    serial = RunSettings(str(tree["preprocess"]), str(tmp_path / "serial"),
+                         str(tree["task_info"]))
+    run_problems(problems, serial, jobs=1, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        dask = RunSettings(str(tree["preprocess"]), str(tmp_path / "dask"),
+                           str(tree["task_info"]))
+        summary = run_problems(problems, dask, scheduler=cluster.scheduler_address,
+                               progress=False)
+    assert summary.counts()["done"] == 6
+    assert _tree_bytes(tmp_path / "serial") == _tree_bytes(tmp_path / "dask")
