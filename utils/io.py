@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -41,6 +42,15 @@ def _latin1_fallback(error: UnicodeError):
 
 
 codecs.register_error(FALLBACK_ERRORS, _latin1_fallback)
+
+
+def file_sha256(path: PathLike, chunk_size: int = 1 << 20) -> str:
+    """SHA-256 hex digest of a file's bytes (read in chunks)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(chunk_size), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def decode_text(data: bytes) -> str:
