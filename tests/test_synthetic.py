@@ -481,3 +481,28 @@ def test_demo_plan_generates_with_the_project_gene_maps(tmp_path):
         for condition in entry["conditions"]:
             if condition not in ("Age", "Gender"):
                 assert set(info[condition]["related_genes"]) <= set(universe)
+
+
+def test_toml_plan_reads_like_json(tmp_path):
+    toml = tmp_path / "plan.toml"
+    toml.write_text('''seed = 5
+[genes]
+background = ["ACTB", "GAPDH"]
+[traits.Heart_rate]
+kind = "continuous"
+n_known = 2
+n_novel = 1
+[platforms.GPL91002]
+style = "illumina"
+[[cohorts]]
+id = "GSE9100006"
+trait = "Heart rate"
+platform = "GPL91002"
+n_samples = 12
+''', encoding="utf-8")
+    as_json = {"seed": 5, "genes": {"background": ["ACTB", "GAPDH"]},
+               "traits": {"Heart_rate": {"kind": "continuous", "n_known": 2, "n_novel": 1}},
+               "platforms": {"GPL91002": {"style": "illumina"}},
+               "cohorts": [{"id": "GSE9100006", "trait": "Heart rate",
+                            "platform": "GPL91002", "n_samples": 12}]}
+    assert load_plan(toml) == plan_from_mapping(as_json)
