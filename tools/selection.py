@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import logging
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -122,12 +123,18 @@ def rank_two_step(trait_cohorts: Mapping[str, CohortSummary],
 
 def shared_regressors(condition_genes: Sequence[str], trait_columns: Sequence[str],
                       condition_columns: Sequence[str]) -> List[str]:
-    """Related genes of the condition present in both linked tables (task order)."""
-    in_both = set(trait_columns) & set(condition_columns)
+    """Related genes of the condition present in both linked tables (task order).
+
+    The column arguments may also be sets (frozensets), which avoids
+    rebuilding ~18k-element sets when one caller checks many pairs.
+    """
+    trait_set = trait_columns if isinstance(trait_columns, AbstractSet) else set(trait_columns)
+    condition_set = (condition_columns if isinstance(condition_columns, AbstractSet)
+                     else set(condition_columns))
     seen: set = set()
     result = []
     for gene in condition_genes:
-        if gene in in_both and gene not in seen:
+        if gene in trait_set and gene in condition_set and gene not in seen:
             seen.add(gene)
             result.append(gene)
     return result
