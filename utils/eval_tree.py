@@ -211,7 +211,8 @@ def parse_json_bytes(data: bytes, path: Path, strict: bool = True) -> Any:
 
 def _split_header(text: str, path: Path) -> List[str]:
     if '"' not in text:
-        return [cell.strip() for cell in text.split(",")]
+        cells = text.split(",")
+        return [cell.strip() for cell in cells] if (" " in text or "\t" in text) else cells
     try:
         row = next(csv.reader([text], strict=True), [])
     except csv.Error as exc:
@@ -472,7 +473,7 @@ def _check_number_list(values: Any, length: int, name: str, path: Path) -> None:
         raise ItemError(path, MALFORMED, f"'{name}' must be a list")
     if len(values) != length:
         raise ItemError(path, MALFORMED, f"'{name}' has {len(values)} values for {length} genes")
-    if not all(type(value) is float or type(value) is int for value in values):
+    if not set(map(type, values)) <= {float, int}:  # bool is excluded: not a number here
         position = next(i for i, value in enumerate(values)
                         if isinstance(value, bool) or not isinstance(value, (int, float)))
         raise ItemError(path, MALFORMED, f"'{name}'[{position}] is not a number")
@@ -511,6 +512,7 @@ class TreeReader:
         self.strict_utf8 = strict_utf8
         self.limits = limits
         self.cohort_aliases = dict(cohort_aliases or {})
+        self._real_dirs: Dict[str, str] = {}
 
     # -- paths
     @property
@@ -559,13 +561,22 @@ class TreeReader:
         return [name for name in entries if os.path.lexists(self.cohort_info_path(name))]
 
     # -- safe opening
-    def check(self, path: PathLike) -> os.stat_result:
+    def real_path(self, path: PathLike) -> str:
+        """``os.path.realpath`` of a file, resolving each folder once per reader."""
+        parent, name = os.path.split(os.fspath(path))
+        real_parent = self._real_dirs.get(parent)
+        if real_parent is None:
+            real_parent = self._real_dirs[parent] = os.path.realpath(parent)
+        candidate = os.path.join(real_parent, name)
+        return os.path.realpath(candidate) if os.path.islink(candidate) else candidate
+
+    def check(self, path: PathLike) -> Tuple[str, os.stat_result]:
         """Validate that ``path`` is a regular file inside the tree.
 
         Returns
         -------
-        os.stat_result
-            Of the resolved file.
+        (str, os.stat_result)
+            The resolved path (open this one) and its status.
 
         Raises
         ------
@@ -577,8 +588,9 @@ class TreeReader:
         path = Path(path)
         if "\x00" in str(path):
             raise ItemError(path, MALFORMED, "path contains a NUL character")
-        real = os.path.realpath(path)
-        if os.path.commonpath([real, self.real_root]) != str(self.real_root):
+        real = self.real_path(path)
+        root = str(self.real_root)
+        if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
             raise ItemError(path, MALFORMED, f"resolves to {real}, outside the {self.role} "
                             f"tree {self.root}: refused")
         try:
@@ -592,7 +604,7 @@ class TreeReader:
             raise ItemError(path, MALFORMED, "is a folder, expected a file")
         if not stat.S_ISREG(info.st_mode):
             raise ItemError(path, MALFORMED, "not a regular file")
-        return info
+        return real, info
 
     def read_bytes(self, path: PathLike, cap: int) -> bytes:
         """Read at most ``cap`` bytes (decompressed) of a checked file.
@@ -604,14 +616,14 @@ class TreeReader:
             gzip stream is damaged.
         """
         path = Path(path)
-        info = self.check(path)
+        real, info = self.check(path)
         try:
-            with open(path, "rb") as handle:
+            with open(real, "rb") as handle:
                 compressed = handle.read(2) == GZIP_MAGIC
             if not compressed and info.st_size > cap:
                 raise ItemError(path, MALFORMED, f"file too large ({_size(info.st_size)}; "
                                 f"limit {_size(cap)})")
-            with open_binary(path) as handle:
+            with open_binary(real) as handle:
                 if compressed:
                     data = _read_capped(handle, cap)
                 else:
@@ -635,10 +647,10 @@ class TreeReader:
     def read_header(self, path: PathLike) -> List[str]:
         """Column labels of a CSV (first line only, capped), stripped."""
         path = Path(path)
-        self.check(path)
+        real, _ = self.check(path)
         cap = self.limits.max_header_bytes
         try:
-            with open_binary(path) as handle:
+            with open_binary(real) as handle:
                 line = handle.readline(cap + 1)
         except InputFileError as exc:
             raise ItemError(path, MALFORMED, exc.problem) from None
@@ -705,9 +717,6 @@ class TreeReader:
             matrix = values
         return LabeledMatrix(features, samples, matrix, path, len(data), notes)
 
-    def file_size(self, path: PathLike) -> int:
-        """Size on disk of a checked file."""
-        return int(self.check(path).st_size)
 
 
 def check_orientation(predicted: LabeledMatrix, reference: LabeledMatrix,

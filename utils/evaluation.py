@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+import pandas as pd
 from tqdm.auto import tqdm
 
-from tools.selection import LinkedTableIndex, Selection, select_cohorts
+from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_cohorts
 from utils.eval_tree import (COHORT_ALIASES, MALFORMED, MISSING, OK, REFERENCE_ERROR,
                              STATUSES, SUBTASKS, ItemError, Limits, TreeReader,
                              check_orientation, record_problem)
@@ -38,6 +42,7 @@ from utils.problems import CATEGORIES, Problem, enumerate_problems
 logger = logging.getLogger(__name__)
 
 TASKS = ("selection", "preprocessing", "analysis")
+_INNER_SPACE = re.compile(r"[^\S\n]")
 OVERALL = "overall"
 NO_REFERENCE = "no-reference"
 TABLE_METRICS = ("aj", "sj", "csc")
@@ -124,12 +129,72 @@ class _ReaderIndex(LinkedTableIndex):
             raise value
         return value
 
+    def gene_columns(self, trait: str, cohort: str) -> List[str]:
+        """Header minus the trait, Age and Gender columns (cached)."""
+        key = ("genes", trait, cohort)
+        if key not in self._cache:
+            header = self.header(trait, cohort)
+            skip = {trait, *CLINICAL_COLUMNS}
+            lead = 0
+            while lead < len(header) and header[lead] in skip:
+                lead += 1
+            rest = header[lead:]
+            self._cache[key] = rest if skip.isdisjoint(rest) else [
+                name for name in rest if name not in skip]
+        return self._cache[key]
+
     def gene_set(self, trait: str, cohort: str) -> frozenset:
         """:meth:`gene_columns` as a frozenset (cached; cheap to intersect)."""
         key = ("set", trait, cohort)
         if key not in self._cache:
             self._cache[key] = frozenset(self.gene_columns(trait, cohort))
         return self._cache[key]
+
+
+class GeneVocabulary:
+    """Integer ids of the canonical gene symbols of the reference tables."""
+
+    def __init__(self) -> None:
+        self.ids: Dict[str, int] = {}
+
+    def encode_many(self, tables: Sequence[Sequence[str]]) -> List[np.ndarray]:
+        """Ids of the genes of several tables (one vectorized factorization)."""
+        if not tables:
+            return []
+        sizes = [len(table) for table in tables]
+        flat = np.fromiter(chain.from_iterable(tables), dtype=object, count=sum(sizes))
+        codes, uniques = pd.factorize(flat)
+        ids = self.ids
+        global_ids = np.fromiter((ids.setdefault(gene, len(ids)) for gene in uniques),
+                                 dtype=np.intp, count=len(uniques))
+        return np.split(global_ids[codes], np.cumsum(sizes)[:-1])
+
+
+class GeneUniverse:
+    """The genes of one or more reference tables, as a mask over a vocabulary.
+
+    Supports ``len()``, ``in`` and ``intersection``, which is all
+    :func:`utils.metrics.gene_list_metrics` needs; the union of two tables
+    costs one boolean mask instead of a set of ~18k strings.
+    """
+
+    def __init__(self, vocabulary: GeneVocabulary, parts: Sequence[np.ndarray]) -> None:
+        self._ids = vocabulary.ids
+        self._mask = np.zeros(len(self._ids), dtype=bool)
+        for part in parts:
+            self._mask[part] = True
+        self._size = int(np.count_nonzero(self._mask))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __contains__(self, gene: object) -> bool:
+        index = self._ids.get(gene)  # type: ignore[arg-type]
+        return index is not None and index < self._mask.size and bool(self._mask[index])
+
+    def intersection(self, genes: Iterable[str]) -> set:
+        """The ``genes`` that belong to the universe."""
+        return {gene for gene in genes if gene in self}
 
 
 def canonical_gene(symbol: str, synonyms: Optional[Mapping[str, str]] = None) -> str:
@@ -140,7 +205,16 @@ def canonical_gene(symbol: str, synonyms: Optional[Mapping[str, str]] = None) ->
 def canonical_genes(symbols: Iterable[str],
                     synonyms: Optional[Mapping[str, str]] = None) -> List[str]:
     """:func:`canonical_gene` over many symbols (the evaluator's hot path)."""
-    texts = [symbol.strip().upper() for symbol in symbols]
+    symbols = list(symbols)
+    joined = "\n".join(symbols)
+    if len(symbols) > 1 and joined.count("\n") == len(symbols) - 1:
+        # one C-level upper() for the whole list; strip only if there is whitespace
+        texts = joined.upper().split("\n")
+        if (_INNER_SPACE.search(joined) if not joined.isascii()
+                else any(space in joined for space in " \t\r\x0b\x0c")):
+            texts = [text.strip() for text in texts]
+    else:
+        texts = [symbol.strip().upper() for symbol in symbols]
     if not synonyms:
         return texts
     result = []
@@ -200,7 +274,8 @@ class Evaluator:
                        "reference": _ReaderIndex(self.ref)}
         self._selections: Dict[Tuple[str, Problem], Selection] = {}
         self._selection_errors: Dict[Tuple[str, Problem], List[ItemError]] = {}
-        self._universes: Dict[tuple, Optional[frozenset]] = {}
+        self._vocabulary = GeneVocabulary()
+        self._table_genes: Dict[Tuple[str, str], Optional[np.ndarray]] = {}
 
     # ------------------------------------------------------------------ shared
     def problems(self) -> List[Problem]:
@@ -365,38 +440,50 @@ class Evaluator:
             return list(self._progress(mapped, len(jobs), "preprocessing"))
 
     # ------------------------------------------------------------------ analysis
-    def universe(self, problem: Problem) -> Optional[frozenset]:
+    def _problem_tables(self, problem: Problem) -> List[Tuple[str, str]]:
+        """(trait, cohort) of the reference linked tables a problem was analysed on."""
+        selection = self.selection(self.ref, problem)
+        traits = [problem.trait] + ([problem.condition] if problem.is_two_step else [])
+        return list(zip(traits, selection.cohorts))
+
+    def load_table_genes(self, tables: Iterable[Tuple[str, str]]) -> None:
+        """Read and encode the gene columns of reference linked tables (once each)."""
+        names, columns = [], []
+        for table in dict.fromkeys(tables):
+            if table in self._table_genes:
+                continue
+            try:
+                genes = self._index["reference"].gene_columns(*table)
+            except ItemError as exc:
+                logger.warning("reference universe unavailable: %s", exc)
+                self._table_genes[table] = None
+                continue
+            names.append(table)
+            columns.append(canonical_genes(genes, self.settings.synonyms))
+        for table, ids in zip(names, self._vocabulary.encode_many(columns)):
+            self._table_genes[table] = ids
+
+    def universe(self, problem: Problem) -> Optional[GeneUniverse]:
         """Canonical gene columns of the reference table(s) of a problem, or None.
 
         One-step problems use the selected cohort's linked table; two-step
         problems the union of the trait and condition cohorts' tables.
         """
-        selection = self.selection(self.ref, problem)
-        if not selection.ok:
+        tables = self._problem_tables(problem)
+        if not tables:
             return None
-        traits = [problem.trait] + ([problem.condition] if problem.is_two_step else [])
-        tables = tuple(zip(traits, selection.cohorts))
-        if tables not in self._universes:
-            parts = []
-            for trait, cohort in tables:
-                if (trait, cohort) not in self._universes:
-                    try:
-                        columns = self._index["reference"].gene_columns(trait, cohort)
-                    except ItemError as exc:
-                        logger.warning("reference universe unavailable: %s", exc)
-                        self._universes[(trait, cohort)] = None
-                    else:
-                        self._universes[(trait, cohort)] = frozenset(
-                            canonical_genes(columns, self.settings.synonyms))
-                parts.append(self._universes[(trait, cohort)])
-            self._universes[tables] = (None if any(p is None for p in parts)
-                                       else frozenset().union(*parts))
-        return self._universes[tables]
+        self.load_table_genes(tables)
+        parts = [self._table_genes[table] for table in tables]
+        if any(part is None for part in parts):
+            return None
+        return GeneUniverse(self._vocabulary, parts)
 
     def analysis(self) -> Dict[str, Any]:
         """Gene-list metrics per problem, by category, and trait prediction (SPEC 6.3)."""
         items = []
         problems = self.problems()
+        self.load_table_genes(table for problem in problems
+                              for table in self._problem_tables(problem))
         for problem in self._progress(problems, len(problems), "analysis"):
             items.append(self.analyse_problem(problem))
         scored = [i for i in items if i["status"] in STATUSES]

@@ -18,7 +18,7 @@ reference are 100; an empty set on one side only gives 0 for all four.
 
 from __future__ import annotations
 
-from typing import Collection, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Collection, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 from scipy.stats import rankdata
@@ -246,6 +246,20 @@ def gsea_es_from_hits(hits: Sequence[bool], n_positive: int, n_universe: int) ->
     return min(1.0, max(0.0, peak))  # clip float round-off of the running sum
 
 
+def universe_members(universe: Collection[str], genes: Set[str]) -> Set[str]:
+    """The ``genes`` that belong to ``universe``.
+
+    Uses ``universe.intersection`` when the universe has one (sets and
+    :class:`utils.evaluation.GeneUniverse`), so the work happens in C.
+    """
+    if isinstance(universe, (list, tuple)):
+        universe = set(universe)
+    intersection = getattr(universe, "intersection", None)
+    if intersection is not None:
+        return set(intersection(genes))
+    return {gene for gene in genes if gene in universe}
+
+
 def gene_list_metrics(predicted: Sequence[str], reference: Sequence[str],
                       universe: Optional[Collection[str]] = None,
                       virtual_size: int = VIRTUAL_UNIVERSE_SIZE) -> Dict[str, float]:
@@ -259,7 +273,8 @@ def gene_list_metrics(predicted: Sequence[str], reference: Sequence[str],
     reference : sequence of str
         Reference significant genes (canonical).
     universe : collection of str, optional
-        Genes the problem was analysed on. Predicted genes outside it are
+        Genes the problem was analysed on (a set, a sequence, or any object
+        with ``len`` and ``in``/``intersection``). Predicted genes outside it are
         added to it. ``None`` means a virtual universe of ``virtual_size``
         genes containing prediction and reference.
     virtual_size : int
@@ -279,12 +294,11 @@ def gene_list_metrics(predicted: Sequence[str], reference: Sequence[str],
         n_universe = max(virtual_size, len(union))
         n_positive = len(reference_set)
     else:
-        universe_set = universe if isinstance(universe, (set, frozenset)) else set(universe)
-        extra = sum(1 for gene in ranked if gene not in universe_set)
-        n_universe = len(universe_set) + extra
-        n_positive = sum(1 for gene in reference_set
-                         if gene in universe_set) + sum(
-            1 for gene in ranked if gene not in universe_set and gene in reference_set)
+        ranked_set = set(ranked)
+        members = universe_members(universe, ranked_set | reference_set)
+        outside = ranked_set - members  # predicted genes added to the universe
+        n_universe = len(universe) + len(outside)
+        n_positive = len(reference_set & (members | outside))
     hits = np.fromiter((gene in reference_set for gene in ranked), dtype=bool,
                        count=len(ranked))
     scores["auroc"] = auroc_from_hits(hits, n_positive, n_universe)
