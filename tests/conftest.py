@@ -25,3 +25,17 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real test data folder not available: {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def real_gene_maps(tmp_path_factory) -> Path:
+    """``gene_synonym.json`` built once per session from the real NCBI gene_info.
+
+    Returns the path of ``gene_synonym.json``; ``gene_entrez.json`` and
+    ``gene_ensembl.json`` sit beside it. Skips when the data is absent.
+    """
+    from download.gene_synonyms import build_gene_synonyms
+
+    gene_info = shared_file("genes/Homo_sapiens.gene_info.gz")
+    folder = tmp_path_factory.mktemp("real_gene_maps")
+    return build_gene_synonyms(gene_info, folder)["synonyms"]

@@ -1,0 +1,193 @@
+"""Benchmark the GEO readers and the probe -> gene mapping.
+
+1. Reading a generated series matrix of ``--size-mb`` MB of uncompressed text
+   (plain and gzip): throughput in MB of text per second, and peak memory
+   measured in a fresh child process as the growth of peak RSS
+   (``ru_maxrss``) over the RSS just before the read, compared with the size
+   of the resulting table (``DataFrame.memory_usage``).
+2. Mapping a 54,675-probe x 500-sample table to genes (GPL570 annotation) and
+   normalizing the symbols through the synonym map built from the real NCBI
+   gene_info (map load timed separately).
+
+Run::
+
+    python benchmarks/bench_preprocess.py            # full sizes
+    python benchmarks/bench_preprocess.py --size-mb 10 --samples 50   # quick
+
+Uses ../shared/data when present (GPL570 map, gene_info); falls back to
+synthetic annotation and synonyms otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import multiprocessing as mp
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED = REPO_ROOT.parent / "shared" / "data"
+N_PROBES = 54675
+
+
+def write_series_matrix(path: Path, size_mb: float, seed: int = 0) -> tuple:
+    """Write a GEO-like series matrix of about ``size_mb`` MB; returns (probes, samples)."""
+    rng = np.random.default_rng(seed)
+    bytes_per_value = 8  # "%.6g" values average ~7 characters plus the tab
+    n_samples = max(2, int(size_mb * 1e6 / (N_PROBES * bytes_per_value)))
+    samples = [f"GSM{1000000 + i}" for i in range(n_samples)]
+    quoted = "\t".join(f'"{s}"' for s in samples)
+    header = "\n".join([
+        '!Series_title\t"Generated benchmark series"',
+        '!Series_summary\t"Synthetic values"',
+        f"!Sample_geo_accession\t{quoted}",
+        "!Sample_characteristics_ch1\t" + "\t".join('"disease: case"' for _ in samples),
+        "!series_matrix_table_begin",
+        f'"ID_REF"\t{quoted}', ""])
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(header)
+        block = 5000
+        for start in range(0, N_PROBES, block):
+            stop = min(start + block, N_PROBES)
+            values = rng.lognormal(2.0, 1.0, size=(stop - start, n_samples))
+            frame = pd.DataFrame(values, index=[f'"P{i}_at"' for i in range(start, stop)])
+            frame.to_csv(handle, sep="\t", header=False, float_format="%.6g",
+                         quoting=3, lineterminator="\n")
+        handle.write("!series_matrix_table_end\n")
+    return N_PROBES, n_samples
+
+
+def _child_read(path: str, queue) -> None:
+    import psutil
+
+    from tools.geo import get_genetic_data
+
+    rss_before = psutil.Process().memory_info().rss
+    start = time.perf_counter()
+    table = get_genetic_data(path)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+    queue.put({"seconds": seconds, "peak_growth": peak - rss_before,
+               "table_bytes": int(table.memory_usage(deep=True).sum()),
+               "shape": table.shape})
+
+
+def measure_read(path: Path, text_bytes: int, repeat: int) -> dict:
+    """Best-of-``repeat`` read time and the peak-memory ratio, each run in a fresh process."""
+    context = mp.get_context("spawn")
+    runs = []
+    for _ in range(repeat):
+        queue = context.Queue()
+        child = context.Process(target=_child_read, args=(str(path), queue))
+        child.start()
+        runs.append(queue.get())
+        child.join()
+    best = min(runs, key=lambda r: r["seconds"])
+    return {"seconds": best["seconds"], "mb_per_s": text_bytes / 1e6 / best["seconds"],
+            "peak_ratio": max(r["peak_growth"] for r in runs) / best["table_bytes"],
+            "peak_growth_mb": max(r["peak_growth"] for r in runs) / 1e6,
+            "table_mb": best["table_bytes"] / 1e6, "shape": best["shape"]}
+
+
+def mapping_inputs(workdir: Path, n_samples: int):
+    """Expression table, mapping and synonym-map path for the mapping benchmark."""
+    from tools.soft import get_gene_annotation, get_gene_mapping
+
+    rng = np.random.default_rng(1)
+    gpl570 = SHARED / "geo/platforms/derived_id2symbol/GPL570.txt"
+    gene_info = SHARED / "genes/Homo_sapiens.gene_info.gz"
+    if gpl570.exists():
+        mapping = get_gene_mapping(get_gene_annotation(gpl570), "ID", "symbol")
+        probes = get_gene_annotation(gpl570)["ID"].tolist()
+    else:
+        probes = [f"P{i}_at" for i in range(N_PROBES)]
+        genes = [f"GENE{i}" for i in range(20000)]
+        texts = [" /// ".join(rng.choice(genes, size=rng.integers(0, 3)))
+                 for _ in probes]
+        mapping = pd.DataFrame({"ID": probes, "Gene": texts})
+    if gene_info.exists():
+        from download.gene_synonyms import build_gene_synonyms
+        synonym_path = build_gene_synonyms(gene_info, workdir / "meta")["synonyms"]
+    else:
+        symbols = {t for text in mapping["Gene"] for t in str(text).split(" /// ")}
+        synonym_path = workdir / "gene_synonym.json"
+        synonym_path.write_text(json.dumps({s.upper(): s for s in symbols if s}))
+    values = rng.lognormal(2.0, 1.0, size=(len(probes), n_samples))
+    values[rng.random(values.shape) < 0.01] = np.nan
+    expression = pd.DataFrame(values, index=pd.Index(probes, name="ID"),
+                              columns=[f"GSM{i}" for i in range(n_samples)])
+    return expression, mapping, synonym_path
+
+
+def measure_mapping(expression, mapping, synonym_path, repeat: int) -> dict:
+    from tools.gene_mapping import apply_gene_mapping, normalize_gene_symbols_in_index
+    from tools.symbols import load_synonym_map
+
+    start = time.perf_counter()
+    synonyms = load_synonym_map(synonym_path)
+    load_seconds = time.perf_counter() - start
+    times, map_times = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        genes = apply_gene_mapping(expression, mapping)
+        middle = time.perf_counter()
+        normalized = normalize_gene_symbols_in_index(genes, synonym_path=synonym_path,
+                                                     synonyms=synonyms)
+        times.append(time.perf_counter() - start)
+        map_times.append(middle - start)
+    return {"best": min(times), "median": statistics.median(times),
+            "map_only_best": min(map_times), "load_seconds": load_seconds,
+            "genes": genes.shape[0], "normalized": normalized.shape[0]}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size-mb", type=float, default=100.0,
+                        help="uncompressed size of the generated series matrix (default 100)")
+    parser.add_argument("--samples", type=int, default=500,
+                        help="samples of the mapping benchmark table (default 500)")
+    parser.add_argument("--repeat", type=int, default=3, help="repetitions (best is reported)")
+    parser.add_argument("--workdir", default=None,
+                        help="folder for generated files (default: a temporary folder)")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(REPO_ROOT))
+
+    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+        workdir = Path(tmp)
+        plain = workdir / "GSE0_series_matrix.txt"
+        n_probes, n_samples = write_series_matrix(plain, args.size_mb)
+        text_bytes = plain.stat().st_size
+        packed = workdir / "GSE0_series_matrix.txt.gz"
+        packed.write_bytes(gzip.compress(plain.read_bytes(), compresslevel=6))
+        print(f"series matrix: {n_probes} probes x {n_samples} samples, "
+              f"{text_bytes / 1e6:.1f} MB text, {packed.stat().st_size / 1e6:.1f} MB gzip")
+        for label, path in (("plain", plain), ("gzip", packed)):
+            result = measure_read(path, text_bytes, args.repeat)
+            print(f"  read {label:5s}: {result['seconds']:.2f} s = "
+                  f"{result['mb_per_s']:.0f} MB/s of text; peak RSS growth "
+                  f"{result['peak_growth_mb']:.0f} MB = {result['peak_ratio']:.2f} x "
+                  f"table ({result['table_mb']:.0f} MB)")
+
+        expression, mapping, synonym_path = mapping_inputs(workdir, args.samples)
+        result = measure_mapping(expression, mapping, synonym_path, args.repeat)
+        print(f"mapping + normalization: {expression.shape[0]} probes x "
+              f"{expression.shape[1]} samples -> {result['genes']} genes -> "
+              f"{result['normalized']} symbols")
+        print(f"  best {result['best']:.2f} s (median {result['median']:.2f} s; mapping "
+              f"alone {result['map_only_best']:.2f} s); synonym map load (cold) "
+              f"{result['load_seconds']:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
