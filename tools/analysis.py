@@ -33,7 +33,7 @@ from tools.lasso import lasso_grid_path
 from tools.lmm import FDR_THRESHOLD, fit_lmm, selected_genes
 from tools.residualize import residualize
 from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
-from tools.standardize import Standardizer
+from tools.standardize import Standardizer, safe_scale
 from tools.two_step import fit_condition_model, predict_condition, without_regressors
 from utils.errors import InputFileError
 from utils.problems import Problem, related_genes
@@ -174,10 +174,14 @@ def _ranked_lasso(names: Sequence[str], coef: np.ndarray) -> Dict[str, list]:
             "Absolute Coefficient": [float(abs(coef[i])) for i in order]}
 
 
-def _final_lasso(data: ProblemData, penalty: float) -> Tuple[Dict[str, list], Any]:
+def _final_lasso(data: ProblemData, penalty: float, candidates: np.ndarray
+                 ) -> Tuple[Dict[str, list], Any]:
     residual, covariates = residualize(data.y, data.Z)
-    X_std = Standardizer.fit(data.X).transform(data.X)
-    path = lasso_grid_path(np.ascontiguousarray(X_std.T), residual, [penalty])
+    XT = np.ascontiguousarray(data.X.T)
+    XT -= XT.mean(axis=1)[:, None]
+    std = np.sqrt(np.einsum("ij,ij->i", XT, XT) / XT.shape[1])
+    XT /= safe_scale(std, data.X.mean(axis=0))[:, None]
+    path = lasso_grid_path(XT, residual, [penalty], candidates=candidates)
     return _ranked_lasso(data.gene_names, path.coefs[0]), covariates
 
 
@@ -187,7 +191,7 @@ def _lasso_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.nd
                                      config.penalties, folds)
     chosen = grid.choose()
     penalty = float(config.penalties[chosen])
-    genes, covariates = _final_lasso(data, penalty)
+    genes, covariates = _final_lasso(data, penalty, grid.support)
     return {"genes": genes,
             "cv": {"prediction": grid.prediction[chosen], "selection": grid.selection[chosen]},
             "model": {"model": "Lasso", "penalty": penalty,

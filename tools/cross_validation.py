@@ -163,6 +163,7 @@ class GridCV:
     prediction: List[Dict[str, float]] = field(default_factory=list)
     selection: List[Dict[str, float]] = field(default_factory=list)
     hits: List[bool] = field(default_factory=list)
+    support: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
     def choose(self) -> int:
         """Index of the chosen penalty (SPEC 5.5)."""
@@ -212,21 +213,22 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
     selection = [[] for _ in penalties]
     hits = [False] * len(penalties)
     candidates = None
+    support = np.zeros(0, dtype=int)
     for test in folds:
         fold = fold_matrices(XT, test)
         residual, covariates = residualize(y[fold.train], _rows(Z, fold.train))
         path = lasso_grid_path(fold.XT_train, residual, penalties, candidates=candidates)
         base = covariates.predict(_rows(Z, test), test.size)
         predictions = path.coefs @ fold.XT_test + base
-        support = np.flatnonzero(np.any(path.coefs != 0, axis=0))
-        candidates = support
+        candidates = np.flatnonzero(np.any(path.coefs != 0, axis=0))
+        support = np.union1d(support, candidates)
         for i in range(len(penalties)):
             chosen = names[path.coefs[i] != 0]
             prediction[i].append(prediction_metrics(y[test], predictions[i], binary, variance))
             selection[i].append(selection_metrics(chosen, reference))
             hits[i] = hits[i] or bool(reference_set.intersection(chosen))
     return GridCV(tuple(penalties), [mean_metrics(p) for p in prediction],
-                  [mean_metrics(s) for s in selection], hits)
+                  [mean_metrics(s) for s in selection], hits, support)
 
 
 @dataclass

@@ -30,6 +30,7 @@ faster than warm-started coordinate descent (which does not reach the
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Sequence, Tuple
@@ -37,6 +38,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 from scipy.linalg import cholesky
 from scipy.linalg.lapack import dtrtri
+from threadpoolctl import ThreadpoolController
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +47,8 @@ COLLINEAR_TOL = 1e-10     # relative pivot below which an entering gene is colli
 MAX_ROUNDS = 100          # working-set expansions per grid penalty
 CHECK_STRIDE = 16         # homotopy events between full KKT checks (adaptive)
 MIN_STRIDE, MAX_STRIDE = 4, 128
-NEAR_BOUNDARY = 16        # outside genes added pre-emptively after a passed check
+NEAR_BOUNDARY = 64        # outside genes added pre-emptively after a passed check
+NEAR_FRACTION = 0.5       # ... among those with |x^T r| above this fraction of the level
 
 
 @dataclass
@@ -90,77 +93,110 @@ class _State:
 
 
 class _ActiveSet:
-    """Rows, Gram matrix and inverse Cholesky factor of the active genes.
+    """Rows, Gram matrix and inverse Gram matrix of the active genes.
 
-    ``solve(v)`` returns ``G^{-1} v`` with two triangular products; adding a
-    gene borders the factor in O(k^2); dropping one refactors the (small)
-    Gram matrix.
+    Buffers are preallocated for ``n`` members. Adding a gene borders the
+    inverse (Schur complement) and dropping one removes it by the inverse's
+    block formula, both in O(k^2); :meth:`refresh` recomputes the inverse from
+    the Gram matrix by Cholesky to stop round-off from accumulating. Members
+    are unordered: a dropped member is replaced by the last one.
     """
 
     def __init__(self, XW: np.ndarray, y: np.ndarray, members: Sequence[int]) -> None:
         self.XW = XW
         self.y = y
-        self.members: List[int] = []
         n = XW.shape[1]
-        self.rows = np.zeros((0, n))
-        self.gram = np.zeros((0, 0))
-        self.inv_chol = np.zeros((0, 0))
-        self.rows_y = np.zeros(0)
-        if len(members):
-            self.members = [int(j) for j in members]
-            self.rows = XW[self.members]
-            self.gram = self.rows @ self.rows.T
-            self.rows_y = self.rows @ y
-            self._refactor()
+        self.members: List[int] = []
+        self._rows = np.empty((n + 1, n))
+        self._gram = np.empty((n + 1, n + 1))
+        self._inv = np.empty((n + 1, n + 1))
+        self._rows_y = np.empty(n + 1)
+        for j in members:
+            k = len(self.members)
+            self.members.append(int(j))
+            self._rows[k] = XW[j]
+        k = len(self.members)
+        if k:
+            rows = self._rows[:k]
+            self._gram[:k, :k] = rows @ rows.T
+            self._rows_y[:k] = rows @ y
+            self.refresh()
 
     def __len__(self) -> int:
         return len(self.members)
 
-    def _refactor(self) -> None:
-        if not self.members:
-            self.inv_chol = np.zeros((0, 0))
+    @property
+    def rows(self) -> np.ndarray:
+        """``(k, n)`` rows of the members."""
+        return self._rows[:len(self.members)]
+
+    @property
+    def rows_y(self) -> np.ndarray:
+        """``X_A y``."""
+        return self._rows_y[:len(self.members)]
+
+    def refresh(self) -> None:
+        """Recompute the inverse Gram matrix from scratch (Cholesky)."""
+        k = len(self.members)
+        if not k:
             return
-        chol = cholesky(self.gram, lower=True, check_finite=False)
-        self.inv_chol, info = dtrtri(chol, lower=1)
+        chol = cholesky(self._gram[:k, :k], lower=True, check_finite=False)
+        inv_chol, info = dtrtri(chol, lower=1)
         if info != 0:
             raise np.linalg.LinAlgError(f"dtrtri failed with info={info}")
+        self._inv[:k, :k] = inv_chol.T @ inv_chol
 
     def solve(self, vector: np.ndarray) -> np.ndarray:
         """``G^{-1} vector``."""
-        return self.inv_chol.T @ (self.inv_chol @ vector)
+        k = len(self.members)
+        return self._inv[:k, :k] @ vector
 
     def try_add(self, j: int) -> bool:
         """Add gene ``j`` unless it is (numerically) collinear with the set."""
         x = self.XW[j]
         norm2 = float(x @ x)
-        cross = self.rows @ x
-        row = self.inv_chol @ cross
-        pivot2 = norm2 - float(row @ row)
-        if norm2 <= 0.0 or pivot2 <= COLLINEAR_TOL * norm2:
-            return False
         k = len(self.members)
-        pivot = np.sqrt(pivot2)
-        inv = np.zeros((k + 1, k + 1))
-        inv[:k, :k] = self.inv_chol
-        inv[k, :k] = -(row @ self.inv_chol) / pivot
-        inv[k, k] = 1.0 / pivot
-        gram = np.empty((k + 1, k + 1))
-        gram[:k, :k] = self.gram
+        if norm2 <= 0.0 or k >= self._rows.shape[0]:
+            return False
+        cross = self.rows @ x
+        projected = self._inv[:k, :k] @ cross
+        pivot2 = norm2 - float(cross @ projected)
+        if pivot2 <= COLLINEAR_TOL * norm2:
+            return False
+        inv = self._inv
+        inv[:k, :k] += np.outer(projected, projected) / pivot2
+        inv[k, :k] = inv[:k, k] = -projected / pivot2
+        inv[k, k] = 1.0 / pivot2
+        gram = self._gram
         gram[k, :k] = gram[:k, k] = cross
         gram[k, k] = norm2
-        self.inv_chol, self.gram = inv, gram
-        self.rows = np.vstack([self.rows, x[None, :]])
-        self.rows_y = np.append(self.rows_y, float(x @ self.y))
+        self._rows[k] = x
+        self._rows_y[k] = float(x @ self.y)
         self.members.append(j)
         return True
 
-    def drop(self, k: int) -> None:
-        """Remove the ``k``-th member."""
-        del self.members[k]
-        self.rows = np.delete(self.rows, k, axis=0)
-        self.rows_y = np.delete(self.rows_y, k)
-        self.gram = np.delete(np.delete(self.gram, k, axis=0), k, axis=1)
-        self._refactor()
+    def drop(self, i: int) -> int:
+        """Remove the ``i``-th member; the last member moves to slot ``i``.
+
+        Returns
+        -------
+        int
+            The slot the moved member came from (``k - 1``).
+        """
+        last = len(self.members) - 1
+        if i != last:
+            for buffer in (self._gram, self._inv):
+                buffer[[i, last], :last + 1] = buffer[[last, i], :last + 1]
+                buffer[:last + 1, [i, last]] = buffer[:last + 1, [last, i]]
+            self._rows[i] = self._rows[last]
+            self._rows_y[i] = self._rows_y[last]
+            self.members[i] = self.members[last]
+        inv = self._inv
+        corner = inv[last, last]
+        column = inv[:last, last].copy()
+        inv[:last, :last] -= np.outer(column, column) / corner
+        self.members.pop()
+        return last
 
 
 class _Homotopy:
@@ -171,29 +207,46 @@ class _Homotopy:
         self.XW = XW
         self.y = y
         self.set = _ActiveSet(XW, y, [int(position[g]) for g in state.active])
-        self.signs = np.asarray(state.signs, dtype=float)
+        self.signs = np.asarray(state.signs, dtype=float).copy()
         self.level = float(state.level)
-        self.blocked: set = set()
+        self.is_active = np.zeros(XW.shape[0], dtype=bool)
+        self.is_active[self.set.members] = True
+        self.blocked = np.zeros(XW.shape[0], dtype=bool)
+        self.excluded = self.is_active.copy()
         self.steps = 0
         self.just_dropped = int(position[state.just_dropped]) if state.just_dropped >= 0 else -1
         self.just_added = -1
         self.coef = self.exact_coef()
         self.refresh_correlations()
-        self.knots: List[Tuple[_State, np.ndarray]] = []
+        self.knots: List[Tuple[tuple, np.ndarray]] = []
 
     def extend(self, XW: np.ndarray) -> None:
         """Use an enlarged working set (new rows appended at the end)."""
         old = self.XW.shape[0]
         self.XW = XW
         self.set.XW = XW
-        if XW.shape[0] > old:
+        extra = XW.shape[0] - old
+        if extra > 0:
             self.corr = np.concatenate([self.corr, XW[old:] @ self.residual()])
+            self.is_active = np.concatenate([self.is_active, np.zeros(extra, dtype=bool)])
+            self.blocked = np.concatenate([self.blocked, np.zeros(extra, dtype=bool)])
+            self.excluded = self.is_active | self.blocked
+
+    def _point(self) -> tuple:
+        return (list(self.set.members), self.signs.copy(), self.level, self.just_dropped)
+
+    @staticmethod
+    def state_of(point: tuple, genes: np.ndarray) -> "_State":
+        """A recorded point as a state with global gene ids."""
+        members, signs, level, dropped = point
+        return _State(genes[members], signs, level, np.zeros(0),
+                      int(genes[dropped]) if dropped >= 0 else -1)
 
     def snapshot(self, genes: np.ndarray) -> "_State":
         """The current point as a state with global gene ids."""
-        dropped = int(genes[self.just_dropped]) if self.just_dropped >= 0 else -1
-        return _State(genes[self.active], self.signs.copy(), self.level, self.coef.copy(),
-                      dropped)
+        state = self.state_of(self._point(), genes)
+        state.coef = self.coef.copy()
+        return state
 
     @property
     def active(self) -> List[int]:
@@ -204,6 +257,7 @@ class _Homotopy:
         """Coefficients solving the KKT equalities of the current active set."""
         if not len(self.set):
             return np.zeros(0)
+        self.set.refresh()
         return self.set.solve(self.set.rows_y - self.level * self.signs)
 
     def residual(self) -> np.ndarray:
@@ -225,69 +279,76 @@ class _Homotopy:
         m = self.XW.shape[0]
         self.knots = []
         residual = self.residual()
+        inf = np.inf
         for _ in range(max_steps):
             if self.level <= target:
                 break
             self.steps += 1
             if len(self.set):
                 direction = self.set.solve(self.signs)
-                along = self.XW @ (self.set.rows.T @ direction)
+                u = self.set.rows.T @ direction
+                along = self.XW @ u
             else:
-                direction = np.zeros(0)
+                direction = u = None
                 along = np.zeros(m)
-            den_up, den_down = 1.0 - along, 1.0 + along
-            with np.errstate(divide="ignore", invalid="ignore"):
-                up = np.where(den_up > 1e-12,
-                              np.maximum(self.level - self.corr, 0.0) / den_up, np.inf)
-                down = np.where(den_down > 1e-12,
-                                np.maximum(self.level + self.corr, 0.0) / den_down, np.inf)
+            level, corr = self.level, self.corr
+            den_up = 1.0 - along
+            den_down = 1.0 + along
+            up = np.divide(np.maximum(level - corr, 0.0), den_up, out=np.full(m, inf),
+                           where=den_up > 1e-12)
+            down = np.divide(np.maximum(level + corr, 0.0), den_down, out=np.full(m, inf),
+                             where=den_down > 1e-12)
             gamma_in = np.minimum(up, down)
-            gamma_in[self.active] = np.inf
-            if self.blocked:
-                gamma_in[list(self.blocked)] = np.inf
+            gamma_in[self.excluded] = inf
             if self.just_dropped >= 0:
-                gamma_in[self.just_dropped] = np.inf
+                gamma_in[self.just_dropped] = inf
             enter = int(np.argmin(gamma_in))
             step_in = gamma_in[enter]
-            step_out, leave = np.inf, -1
+            step_out, leave = inf, -1
             if len(self.set):
                 # A coefficient leaves when it moves towards zero (direction
                 # against its sign) and reaches it; round-off of the wrong sign
                 # counts as zero, so the sign of ``direction`` decides.
-                toward = direction * self.signs < 0
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    ratio = np.where(toward, np.maximum(self.coef * self.signs, 0.0)
-                                     / np.abs(direction), np.inf)
+                ratio = np.divide(np.maximum(self.coef * self.signs, 0.0), -direction * self.signs,
+                                  out=np.full(direction.size, inf),
+                                  where=direction * self.signs < 0)
                 if self.just_added >= 0:
-                    ratio[self.active.index(self.just_added)] = np.inf
+                    ratio[self.set.members.index(self.just_added)] = inf
                 leave = int(np.argmin(ratio))
                 step_out = ratio[leave]
-            step_stop = self.level - target
+            step_stop = level - target
             step = min(step_in, step_out, step_stop)
-            if len(self.set):
-                self.coef = self.coef + step * direction
-                residual = residual - step * (self.set.rows.T @ direction)
-            self.corr = self.corr - step * along
-            self.level -= step
+            if u is not None:
+                self.coef += step * direction
+                residual -= step * u
+            self.corr = corr - step * along
+            self.level = level - step
             self.just_dropped, self.just_added = -1, -1
             if step == step_stop:
                 self.level = target
                 break
             if step == step_out:
-                self.just_dropped = self.active[leave]
-                self.set.drop(leave)
-                self.signs = np.delete(self.signs, leave)
-                self.coef = np.delete(self.coef, leave)
-                self.blocked.clear()
+                gene = self.set.members[leave]
+                last = self.set.drop(leave)
+                self.signs[leave] = self.signs[last]
+                self.coef[leave] = self.coef[last]
+                self.signs, self.coef = self.signs[:last], self.coef[:last]
+                self.is_active[gene] = False
+                self.blocked[:] = False
+                self.excluded = self.is_active.copy()
+                self.just_dropped = gene
             else:
                 sign = 1.0 if up[enter] <= down[enter] else -1.0
                 if self.set.try_add(enter):
                     self.just_added = enter
+                    self.is_active[enter] = True
+                    self.excluded[enter] = True
                     self.signs = np.append(self.signs, sign)
                     self.coef = np.append(self.coef, 0.0)
                 else:
-                    self.blocked.add(enter)
-            self.knots.append((self.snapshot(genes), residual.copy()))
+                    self.blocked[enter] = True
+                    self.excluded[enter] = True
+            self.knots.append((self._point(), residual.copy()))
         self.coef = self.exact_coef()
         self.refresh_correlations()
 
@@ -312,6 +373,12 @@ class _WorkingSet:
             self.position[new] = np.arange(self.genes.size, self.genes.size + new.size)
             self.genes = np.concatenate([self.genes, new])
             self.rows = np.vstack([self.rows, self.XT[new]])
+
+
+@functools.lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    """Controller of the BLAS thread pools (created once per process)."""
+    return ThreadpoolController()
 
 
 def lasso_grid_path(XT: np.ndarray, y: np.ndarray, alphas: Sequence[float], *,
@@ -340,7 +407,20 @@ def lasso_grid_path(XT: np.ndarray, y: np.ndarray, alphas: Sequence[float], *,
     Returns
     -------
     LassoPath
+
+    Notes
+    -----
+    The path makes thousands of small matrix-vector products, which
+    multi-threaded BLAS slows down (10x measured on a busy 2-core machine), so
+    BLAS runs single-threaded inside this function.
     """
+    with _blas().limit(limits=1, user_api="blas"):
+        return _grid_path(XT, y, alphas, initial_size, candidates, kkt_tol)
+
+
+def _grid_path(XT: np.ndarray, y: np.ndarray, alphas: Sequence[float],
+               initial_size: Optional[int], candidates: Optional[np.ndarray],
+               kkt_tol: float) -> LassoPath:
     XT = np.ascontiguousarray(XT, dtype=float)
     y = np.asarray(y, dtype=float)
     p, n = XT.shape
@@ -378,37 +458,36 @@ def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
     worst : float
         Largest relative violation ``|x_j^T r| / level - 1`` over inactive genes.
     violators : numpy.ndarray
-        Genes outside the working set that violate, most violating first.
+        Genes outside the working set that violate, most violating first
+        (at most ``max(2 n, 100)``).
     near : numpy.ndarray
         The outside genes closest to entering (added pre-emptively on success).
     """
-    corr = working.XT @ path.residual()
-    excess = np.abs(corr) / path.level - 1.0
-    excess[working.genes] = -np.inf
-    outside_worst = float(np.max(excess))
-    inside = np.abs(path.corr) / path.level - 1.0
-    inside[path.active] = -np.inf
-    worst = max(outside_worst, float(np.max(inside)) if inside.size else -np.inf)
+    level = path.level
+    outside = np.abs(working.XT @ path.residual())
+    outside[working.genes] = 0.0
+    inside = np.abs(path.corr)
+    inside[path.is_active] = 0.0
+    worst = max(float(outside.max()), float(inside.max(initial=0.0))) / level - 1.0
+    close = np.flatnonzero(outside > NEAR_FRACTION * level)
+    ranked = close[np.argsort(-outside[close], kind="stable")]
+    violators = ranked[outside[ranked] > level * (1.0 + kkt_tol)]
     limit = max(2 * path.y.size, 100)
-    order = np.argpartition(-excess, NEAR_BOUNDARY)[:NEAR_BOUNDARY] \
-        if excess.size > NEAR_BOUNDARY else np.arange(excess.size)
-    near = order[np.isfinite(excess[order])]
-    violators = np.flatnonzero(excess > kkt_tol)
-    if violators.size > limit:
-        violators = violators[np.argsort(-excess[violators], kind="stable")[:limit]]
-    return worst, violators, near
+    return worst, violators[:limit], ranked[:NEAR_BOUNDARY]
 
 
-def _resume_point(working: _WorkingSet, knots: List[Tuple[_State, np.ndarray]],
+def _resume_point(working: _WorkingSet, knots: List[Tuple[tuple, np.ndarray]],
                   added: np.ndarray, fallback: _State, kkt_tol: float) -> _State:
     """Latest recorded knot at which the newly added genes satisfy KKT."""
     if not knots:
         return fallback
     residuals = np.column_stack([r for _, r in knots])
-    levels = np.array([s.level for s, _ in knots])
+    levels = np.array([point[2] for point, _ in knots])
     corr = np.abs(working.XT[added] @ residuals) / levels
     valid = np.flatnonzero(np.all(corr <= 1.0 + kkt_tol, axis=0))
-    return knots[valid[-1]][0] if valid.size else fallback
+    if not valid.size:
+        return fallback
+    return _Homotopy.state_of(knots[valid[-1]][0], working.genes)
 
 
 def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, target: float,

@@ -1,0 +1,241 @@
+#!/usr/bin/env python
+"""Benchmark of the statistical analysis engine (issue 3 "Performance").
+
+1. Full-size problems (n = 167 samples, p = 18,530 genes, generated): the
+   complete analysis of a problem (batch detection, 5 folds x 7 penalties,
+   tuning, final fit) on the Lasso path and on the LMM path, single-threaded
+   BLAS, best of ``--repeats`` per problem, median over problems.
+2. The naive baseline on the same data: scikit-learn ``Lasso`` fitted cold for
+   every penalty and fold plus the final fit (upstream's way), its time, the
+   speed-up and the Jaccard agreement of the genes selected at the chosen
+   penalty.
+3. The real problem set (``../shared/data/opentargets/genomas_task_info.json``:
+   132 traits, 1,384 problems) over a generated preprocess tree, run by
+   :func:`tools.runner.run_problems`; prints total time, problems/s and peak
+   memory.
+
+Usage::
+
+    python benchmarks/bench_regress.py                 # everything
+    python benchmarks/bench_regress.py --skip-full-set # parts 1-2 only
+    python benchmarks/bench_regress.py --full-set-only --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Lasso as SkLasso
+from threadpoolctl import threadpool_limits
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tools.analysis import AnalysisConfig, ProblemData, analyze  # noqa: E402
+from tools.cross_validation import PENALTY_GRID, make_folds, train_indices  # noqa: E402
+from tools.residualize import residualize  # noqa: E402
+from tools.runner import RunSettings, run_problems  # noqa: E402
+from tools.standardize import Standardizer  # noqa: E402
+from utils.problems import Problem, enumerate_problems, load_task_info  # noqa: E402
+
+N_SAMPLES, N_GENES = 167, 18_530
+TASK_INFO = REPO.parent / "shared" / "data" / "opentargets" / "genomas_task_info.json"
+
+
+def full_size_problem(seed: int, n: int = N_SAMPLES, p: int = N_GENES) -> ProblemData:
+    """A binary trait over correlated genes (20 shared factors), 10 planted genes."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 20)) @ (0.5 * rng.normal(size=(20, p)))
+    X += rng.normal(size=(n, p)) + 7.0
+    names = [f"GENE{j:05d}" for j in range(p)]
+    X_std = (X - X.mean(0)) / X.std(0)
+    score = X_std[:, :10] @ np.full(10, 0.6) + rng.normal(size=n)
+    y = (score > np.median(score)).astype(float)
+    reference = names[:10] + names[5000:5040]
+    return ProblemData(Problem("Bench_Trait"), X, y, None, names, [], reference, ("GSE0",))
+
+
+def time_analysis(data: ProblemData, config: AnalysisConfig, repeats: int
+                  ) -> Tuple[float, dict]:
+    """Best wall time of ``analyze`` over ``repeats`` runs."""
+    best, document = np.inf, {}
+    for _ in range(repeats):
+        start = time.perf_counter()
+        document = analyze(data, config)
+        best = min(best, time.perf_counter() - start)
+    return best, document
+
+
+def naive_baseline(data: ProblemData, penalty: float) -> Tuple[float, set]:
+    """Cold scikit-learn Lasso for every penalty and fold, then the final fit."""
+    folds = make_folds(data.y, True)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for test in folds:
+            train = train_indices(data.y.size, test)
+            X_train = Standardizer.fit(data.X[train]).transform(data.X[train])
+            residual, _ = residualize(data.y[train])
+            for alpha in PENALTY_GRID:
+                SkLasso(alpha=alpha, random_state=42).fit(X_train, residual)
+        X_std = Standardizer.fit(data.X).transform(data.X)
+        final = SkLasso(alpha=penalty, random_state=42).fit(X_std, residual_of(data.y))
+    seconds = time.perf_counter() - start
+    return seconds, {data.gene_names[j] for j in np.flatnonzero(final.coef_)}
+
+
+def residual_of(y: np.ndarray) -> np.ndarray:
+    """``y`` minus its mean."""
+    return y - y.mean()
+
+
+def part_full_size(n_problems: int, repeats: int, naive: bool) -> None:
+    """Parts 1 and 2."""
+    lasso_times, lmm_times = [], []
+    lmm_config = AnalysisConfig(batch_gap_numerator=0.0)  # any spectrum gap -> LMM path
+    first: Dict[str, object] = {}
+    with threadpool_limits(1):
+        for seed in range(n_problems):
+            data = full_size_problem(seed)
+            seconds, document = time_analysis(data, AnalysisConfig(), repeats)
+            lasso_times.append(seconds)
+            lmm_seconds, lmm_document = time_analysis(data, lmm_config, repeats)
+            lmm_times.append(lmm_seconds)
+            analysis = document["analysis"]
+            print(f"problem {seed}: Lasso {seconds:.3f} s (penalty {analysis['penalty']}, "
+                  f"{len(document['significant_genes']['Variable'])} genes) | "
+                  f"LMM {lmm_seconds:.3f} s "
+                  f"({len(lmm_document['significant_genes']['Variable'])} genes, "
+                  f"delta {lmm_document['analysis']['delta']:.3g})", flush=True)
+            if seed == 0:
+                first = {"data": data, "document": document, "seconds": seconds}
+        print(f"median per Lasso problem: {statistics.median(lasso_times):.3f} s "
+              f"(target <= 1.0 s)")
+        print(f"median per LMM problem:   {statistics.median(lmm_times):.3f} s "
+              f"(target <= 0.3 s)")
+        if naive:
+            data, document = first["data"], first["document"]
+            penalty = document["analysis"]["penalty"]
+            seconds, naive_genes = naive_baseline(data, penalty)
+            ours = set(document["significant_genes"]["Variable"])
+            union = ours | naive_genes
+            jaccard = len(ours & naive_genes) / len(union) if union else 1.0
+            print(f"naive baseline (cold scikit-learn Lasso, 7 penalties x 5 folds + final): "
+                  f"{seconds:.1f} s; speed-up {seconds / first['seconds']:.0f}x "
+                  f"(target >= 20x)")
+            print(f"selected genes at the chosen penalty {penalty}: ours {len(ours)}, "
+                  f"naive {len(naive_genes)}, Jaccard {jaccard:.3f}")
+
+
+# --------------------------------------------------------------------------- part 3
+
+def write_cohort(folder: Path, cohort: str, trait: str, genes: List[str], n: int,
+                 rng: np.random.Generator, binary: bool, planted: List[str],
+                 batches: bool) -> Dict[str, object]:
+    """One linked table and its cohort_info record."""
+    X = rng.normal(size=(n, len(genes))) + 8.0
+    if batches:
+        X[: n // 2] += 2.0
+    frame = pd.DataFrame(X, columns=genes, index=[f"{cohort}_S{i}" for i in range(n)])
+    score = rng.normal(size=n)
+    for gene in planted:
+        column = frame[gene].to_numpy()
+        score += 0.7 * (column - column.mean()) / column.std()
+    y = (score > np.median(score)).astype(float) if binary else score
+    head = pd.DataFrame({trait: y, "Age": rng.uniform(20, 80, n).round(1),
+                         "Gender": rng.integers(0, 2, n).astype(float)}, index=frame.index)
+    pd.concat([head, frame], axis=1).to_csv(folder / f"{cohort}.csv", float_format="%.5g")
+    return {"is_usable": True, "is_gene_available": True, "is_trait_available": True,
+            "is_available": True, "is_biased": False, "has_age": True, "has_gender": True,
+            "sample_size": n, "note": "benchmark"}
+
+
+def generate_tree(root: Path, task_info: dict, n_genes: int, seed: int = 0) -> Path:
+    """One cohort per trait (a second for every 7th trait), shared gene universe."""
+    rng = np.random.default_rng(seed)
+    known = sorted({g for entry in task_info.values() for g in entry["related_genes"]})
+    universe = known + [f"FILL{i:05d}" for i in range(max(0, n_genes - len(known)) + 2000)]
+    preprocess = root / "preprocess"
+    for i, trait in enumerate(sorted(task_info)):
+        folder = preprocess / trait
+        folder.mkdir(parents=True, exist_ok=True)
+        related = [g for g in task_info[trait]["related_genes"]][:200]
+        records = {}
+        n_cohorts = 2 if i % 7 == 0 else 1
+        for c in range(n_cohorts):
+            picked = set(related[:50]) | set(rng.choice(universe, n_genes, replace=False))
+            genes = sorted(picked)[:max(n_genes, len(picked))]
+            planted = [g for g in related[:5] if g in picked]
+            large = i % 10 == 3 and c == 0
+            n = 240 if large else int(rng.integers(60, 180))
+            records[f"GSE{9000 + 10 * i + c}"] = write_cohort(
+                folder, f"GSE{9000 + 10 * i + c}", trait, genes, n, rng, i % 5 != 4,
+                planted, large)
+        (folder / "cohort_info.json").write_text(json.dumps(records, indent=4))
+    return preprocess
+
+
+def part_full_set(jobs: int, n_genes: int, workdir: Path) -> None:
+    """Part 3."""
+    if not TASK_INFO.exists():
+        print(f"skipping the full problem set: {TASK_INFO} not found")
+        return
+    task_info = load_task_info(TASK_INFO)
+    problems = enumerate_problems(task_info)
+    start = time.perf_counter()
+    preprocess = generate_tree(workdir, task_info, n_genes)
+    print(f"generated {len(task_info)} traits' cohorts ({n_genes} genes) in "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
+    settings = RunSettings(str(preprocess), str(workdir / "regress"), str(TASK_INFO))
+    summary = run_problems(problems, settings, jobs=jobs, progress=False)
+    counts = summary.counts()
+    peak_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    models = {"Lasso": 0, "LMM": 0}
+    for path in (workdir / "regress").rglob("*.json"):
+        models[json.loads(path.read_text())["analysis"]["model"]] += 1
+    print(f"{len(problems)} problems with -j {jobs}: {summary.seconds:.0f} s, "
+          f"{len(problems) / summary.seconds:.2f} problems/s; {counts}; models {models}")
+    print(f"peak memory: main process {peak_self:.0f} MB, largest worker {peak_child:.0f} MB")
+    failed = [o for o in summary.outcomes if o.status == "failed"]
+    for outcome in failed[:5]:
+        print(f"  failed {outcome.problem}: {outcome.reason}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--problems", type=int, default=5, help="full-size problems to time")
+    parser.add_argument("--repeats", type=int, default=2, help="runs per problem (best kept)")
+    parser.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
+    parser.add_argument("--skip-full-set", action="store_true", help="skip part 3")
+    parser.add_argument("--full-set-only", action="store_true", help="only part 3")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes for part 3")
+    parser.add_argument("--genes", type=int, default=4000,
+                        help="genes per generated cohort in part 3")
+    parser.add_argument("--workdir", type=Path, help="keep part 3's tree here")
+    args = parser.parse_args()
+    if not args.full_set_only:
+        part_full_size(args.problems, args.repeats, not args.no_naive)
+    if not args.skip_full_set:
+        if args.workdir:
+            args.workdir.mkdir(parents=True, exist_ok=True)
+            part_full_set(args.jobs, args.genes, args.workdir)
+        else:
+            with tempfile.TemporaryDirectory() as folder:
+                part_full_set(args.jobs, args.genes, Path(folder))
+
+
+if __name__ == "__main__":
+    main()
