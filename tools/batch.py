@@ -20,8 +20,11 @@ N_EIGENVALUES = 10
 def leading_eigenvalue_ratios(X: np.ndarray, k: int = N_EIGENVALUES) -> np.ndarray:
     """The ``k`` largest eigenvalues of ``Xc Xc^T`` divided by the largest (descending)."""
     X = np.asarray(X, dtype=float)
-    centred = X - X.mean(axis=0)
-    values = np.linalg.eigvalsh(centred @ centred.T)[::-1][:k]
+    # Xc Xc^T from X X^T without a centred copy: Xc = X - 1 m^T.
+    mean = X.mean(axis=0)
+    row_dot_mean = X @ mean
+    gram = X @ X.T - row_dot_mean[:, None] - row_dot_mean[None, :] + float(mean @ mean)
+    values = np.linalg.eigvalsh(gram)[::-1][:k]
     if values.size == 0 or values[0] <= 0:
         return np.zeros(values.size)
     return values / values[0]

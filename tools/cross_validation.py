@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
@@ -142,6 +142,22 @@ def fold_matrices(XT: np.ndarray, test: np.ndarray) -> FoldMatrices:
     return FoldMatrices(train, test, XT_train, XT_test)
 
 
+def fold_rows(X: np.ndarray, test: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Training and test samples (samples x genes) standardized with training statistics.
+
+    Returns
+    -------
+    train, X_train_std, X_test_std
+    """
+    train = train_indices(X.shape[0], test)
+    X_train = X[train]
+    mean = X_train.mean(axis=0)
+    X_train -= mean
+    scale = safe_scale(np.sqrt(np.einsum("ij,ij->j", X_train, X_train) / train.size), mean)
+    X_train /= scale
+    return train, X_train, (X[test] - mean) / scale
+
+
 def _rows(Z: Optional[np.ndarray], index: np.ndarray) -> Optional[np.ndarray]:
     return None if Z is None else np.asarray(Z, dtype=float).reshape(len(Z), -1)[index]
 
@@ -247,16 +263,14 @@ def cross_validate_lmm(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
     y = np.asarray(y, dtype=float)
     binary = is_binary(y)
     folds = make_folds(y, binary) if folds is None else folds
-    XT = np.ascontiguousarray(np.asarray(X, dtype=float).T)
+    X = np.asarray(X, dtype=float)
     names = np.asarray(gene_names, dtype=object)
     variance = float(np.var(y))
     prediction, selection = [], []
     for test in folds:
-        fold = fold_matrices(XT, test)
-        X_train = fold.XT_train.T
-        fitted = fit_lmm(X_train, y[fold.train], _rows(Z, fold.train))
-        predicted = fitted.predict(fold.XT_test.T, X_train,
-                                   design(_rows(Z, test), test.size))
+        train, X_train, X_test = fold_rows(X, test)
+        fitted = fit_lmm(X_train, y[train], _rows(Z, train))
+        predicted = fitted.predict(X_test, X_train, design(_rows(Z, test), test.size))
         chosen = names[selected_genes(fitted.tests, threshold)]
         prediction.append(prediction_metrics(y[test], predicted, binary, variance))
         selection.append(selection_metrics(chosen, reference))
