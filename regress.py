@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from tools.runner import RunSettings, run_problems
+from utils.errors import InputFileError
 from utils.paths import add_path_arguments, paths_from_args
-from utils.problems import Problem, enumerate_problems, load_task_info, normalize_trait, parse_problem
+from utils.problems import (Problem, enumerate_problems, load_task_info, normalize_trait,
+                            parse_problem)
 
 logger = logging.getLogger("regress")
 
@@ -75,14 +77,19 @@ def select_problems(all_problems: Sequence[Problem], traits: Optional[Sequence[s
     known = set(all_problems)
     chosen: List[Problem] = []
     missing: List[str] = []
-    if traits:
-        for trait in traits:
-            name = normalize_trait(trait)
-            matches = [p for p in all_problems if p.trait == name]
-            chosen.extend(matches) if matches else missing.append(trait)
+    for trait in traits or ():
+        name = normalize_trait(trait)
+        matches = [p for p in all_problems if p.trait == name]
+        if matches:
+            chosen.extend(matches)
+        else:
+            missing.append(trait)
     for text in wanted or ():
         problem = parse_problem(text)
-        chosen.append(problem) if problem in known else missing.append(text)
+        if problem in known:
+            chosen.append(problem)
+        else:
+            missing.append(text)
     if missing:
         raise SystemExit(f"not in the task info: {', '.join(missing)}")
     order = {p: i for i, p in enumerate(all_problems)}
@@ -95,7 +102,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)]
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     paths = paths_from_args(args)
-    task_info = load_task_info(paths.task_info)
+    try:
+        task_info = load_task_info(paths.task_info)
+    except InputFileError as exc:
+        raise SystemExit(f"cannot read the task info: {exc}") from exc
     problems = select_problems(enumerate_problems(task_info), args.traits, args.problems)
     preprocess = Path(args.preprocess_dir).resolve() if args.preprocess_dir else paths.preprocess
     regress = Path(args.regress_dir).resolve() if args.regress_dir else paths.regress

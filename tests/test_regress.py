@@ -115,6 +115,11 @@ def test_problem_and_trait_filters(tree, capsys):
         _run(tree, None, "--traits", "Nope")
 
 
+def test_missing_task_info_is_a_clear_error(tmp_path):
+    with pytest.raises(SystemExit, match="cannot read the task info: .*nothing.json: file not found"):
+        regress.main(["--task-info", str(tmp_path / "nothing.json"), "--no-progress"])
+
+
 def test_help_lists_every_flag():
     text = subprocess.run([sys.executable, str(REPO / "regress.py"), "--help"],
                           capture_output=True, text=True, check=True).stdout

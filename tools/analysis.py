@@ -33,7 +33,7 @@ from tools.lasso import lasso_grid_path
 from tools.lmm import FDR_THRESHOLD, fit_lmm, selected_genes
 from tools.residualize import residualize
 from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
-from tools.standardize import Standardizer, safe_scale
+from tools.standardize import Standardizer, standardize_transposed
 from tools.two_step import fit_condition_model, predict_condition, without_regressors
 from utils.errors import InputFileError
 from utils.problems import Problem, related_genes
@@ -178,9 +178,7 @@ def _final_lasso(data: ProblemData, penalty: float, candidates: np.ndarray
                  ) -> Tuple[Dict[str, list], Any]:
     residual, covariates = residualize(data.y, data.Z)
     XT = np.ascontiguousarray(data.X.T)
-    XT -= XT.mean(axis=1)[:, None]
-    std = np.sqrt(np.einsum("ij,ij->i", XT, XT) / XT.shape[1])
-    XT /= safe_scale(std, data.X.mean(axis=0))[:, None]
+    standardize_transposed(XT)
     path = lasso_grid_path(XT, residual, [penalty], candidates=candidates)
     return _ranked_lasso(data.gene_names, path.coefs[0]), covariates
 

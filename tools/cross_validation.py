@@ -27,7 +27,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from tools.lasso import lasso_grid_path
 from tools.lmm import FDR_THRESHOLD, design, fit_lmm, selected_genes
 from tools.residualize import residualize
-from tools.standardize import safe_scale
+from tools.standardize import safe_scale, standardize_transposed
 from utils.metrics import overlap_metrics
 
 N_FOLDS = 5
@@ -133,11 +133,7 @@ def fold_matrices(XT: np.ndarray, test: np.ndarray) -> FoldMatrices:
     """Standardize a fold with its training statistics (transposed layout)."""
     train = train_indices(XT.shape[1], test)
     XT_train = np.take(XT, train, axis=1)
-    mean = XT_train.mean(axis=1)
-    XT_train -= mean[:, None]
-    std = np.sqrt(np.einsum("ij,ij->i", XT_train, XT_train) / train.size)
-    scale = safe_scale(std, mean)
-    XT_train /= scale[:, None]
+    mean, scale = standardize_transposed(XT_train)
     XT_test = (np.take(XT, test, axis=1) - mean[:, None]) / scale[:, None]
     return FoldMatrices(train, test, XT_train, XT_test)
 

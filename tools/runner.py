@@ -160,7 +160,8 @@ def stored_fingerprint(path: Path) -> Optional[str]:
     except InputFileError:
         return None
     analysis = document.get("analysis") if isinstance(document, dict) else None
-    if isinstance(analysis, dict) and str(analysis.get("engine", "")).startswith("genotex"):
+    engine_family = ENGINE.split("/")[0]
+    if isinstance(analysis, dict) and str(analysis.get("engine", "")).startswith(engine_family):
         value = analysis.get("fingerprint")
         return value if isinstance(value, str) else None
     return None

@@ -68,3 +68,21 @@ def standardize_split(X_train: np.ndarray, X_test: Optional[np.ndarray] = None
     scaler = Standardizer.fit(X_train)
     test = None if X_test is None else scaler.transform(X_test)
     return scaler.transform(X_train), test, scaler
+
+
+def standardize_transposed(XT: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Standardize, in place, the rows of a genes x samples matrix.
+
+    The layout the Lasso path works in (one contiguous row per gene).
+
+    Returns
+    -------
+    mean, scale : numpy.ndarray
+        The statistics used, to apply to held-out samples.
+    """
+    mean = XT.mean(axis=1)
+    XT -= mean[:, None]
+    std = np.sqrt(np.einsum("ij,ij->i", XT, XT) / XT.shape[1])
+    scale = safe_scale(std, mean)
+    XT /= scale[:, None]
+    return mean, scale
