@@ -24,7 +24,6 @@ import argparse
 import gzip
 import json
 import multiprocessing as mp
-import os
 import resource
 import statistics
 import sys
