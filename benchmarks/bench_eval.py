@@ -104,6 +104,7 @@ def bench_analysis(workdir: Path, repeats: int) -> None:
         task_info, source = synthetic_task_info(random.Random(1)), "generated problem set"
     n_problems = len(enumerate_problems(task_info))
     root = workdir / "analysis"
+    shutil.rmtree(root, ignore_errors=True)
     start = time.perf_counter()
     write_analysis_trees(root, task_info)
     print(f"analysis: {n_problems} problems ({source}); trees written in "
@@ -183,11 +184,19 @@ def write_preprocessing_trees(root: Path, n_cohorts: int, n_samples: int,
 def bench_preprocessing(workdir: Path, n_cohorts: int, n_samples: int, jobs: List[int],
                         repeats: int) -> None:
     root = workdir / "preprocessing"
+    marker = root / "params.json"
+    params = {"cohorts": n_cohorts, "samples": n_samples, "genes": N_GENES}
     start = time.perf_counter()
-    total = write_preprocessing_trees(root, n_cohorts, n_samples)
+    if marker.exists() and json.loads(marker.read_text()) == params:
+        total = sum(p.stat().st_size for p in root.rglob("*.csv"))
+        how = "reused from --workdir"
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+        total = write_preprocessing_trees(root, n_cohorts, n_samples)
+        marker.write_text(json.dumps(params))
+        how = f"written in {time.perf_counter() - start:.0f} s"
     print(f"preprocessing: {n_cohorts} cohorts x {N_GENES} genes x {n_samples} samples, "
-          f"{total / 1e6:.0f} MB of CSV in both trees (written in "
-          f"{time.perf_counter() - start:.0f} s; files are in the page cache)")
+          f"{total / 1e6:.0f} MB of CSV in both trees ({how}; files are in the page cache)")
     for n_jobs in jobs:
         for run in range(repeats):
             settings = EvaluationSettings(tasks=("preprocessing",), jobs=n_jobs)

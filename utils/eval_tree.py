@@ -28,10 +28,11 @@ import io
 import json
 import math
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -159,6 +160,21 @@ def canonical_label(label: str) -> str:
     return label.strip().upper()
 
 
+_NON_ASCII_SPACE = re.compile(r"[^\S\n]")
+
+
+def canonical_labels(labels: Iterable[str]) -> List[str]:
+    """:func:`canonical_label` of many labels, with one C-level ``upper()`` call."""
+    labels = list(labels)
+    joined = "\n".join(labels)
+    if len(labels) < 2 or joined.count("\n") != len(labels) - 1:
+        return [canonical_label(label) for label in labels]
+    texts = joined.upper().split("\n")
+    has_space = (any(space in joined for space in " \t\r\x0b\x0c") if joined.isascii()
+                 else _NON_ASCII_SPACE.search(joined) is not None)
+    return [text.strip() for text in texts] if has_space else texts
+
+
 # --------------------------------------------------------------------------- parsing
 
 def decode_content(data: bytes, path: Path, strict: bool) -> str:
@@ -262,27 +278,34 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-def _parse_rows_fast(body: bytes, n_columns: int, path: Path
+def _parse_rows_fast(work: bytearray, n_columns: int, path: Path
                      ) -> Optional[Tuple[List[str], np.ndarray]]:
     """Fast path for unquoted numeric CSV bodies (already validated text).
 
-    Finds line ends and commas with NumPy, checks every row's field count,
-    overwrites the row labels with ``0`` and the commas with newlines, and
-    parses every cell as one column with pandas' C parser, which is fast
-    whatever the table's width. Returns None when a value does not parse, so
-    that the slow path can name the offending cell.
+    ``work`` is a private copy of the body (modified in place). Finds line
+    ends and commas with NumPy, checks every row's field count, overwrites
+    the row labels with ``0`` and the commas with newlines, and parses every
+    cell as one column with pandas' C parser, which is fast whatever the
+    table's width. Returns None when a value does not parse, so that the slow
+    path can name the offending cell.
     """
-    lines = body.rstrip(b"\n").split(b"\n") if b"\n\n" in body else None
-    line_numbers: Optional[List[int]] = None
-    if lines is not None:  # drop blank lines, remembering the original numbers
-        line_numbers = [k + 2 for k, line in enumerate(lines) if line]
-        body = b"\n".join(line for line in lines if line)
-    work = bytearray(body.rstrip(b"\n"))
-    if not work:
+    end = len(work)
+    while end and work[end - 1] == 10:
+        end -= 1
+    if not end:
         return [], np.empty((0, n_columns))
-    buf = np.frombuffer(work, dtype=np.uint8)
-    ends = np.append(np.flatnonzero(buf == 10), buf.size)
+    buf = np.frombuffer(work, dtype=np.uint8, count=end)
+    ends = np.append(np.flatnonzero(buf == 10), end)
     starts = np.concatenate(([0], ends[:-1] + 1))
+    line_numbers: Optional[List[int]] = None
+    if np.any(starts == ends):  # drop blank lines, remembering the line numbers
+        lines = bytes(work[:end]).split(b"\n")
+        line_numbers = [k + 2 for k, line in enumerate(lines) if line]
+        work = bytearray(b"\n".join(line for line in lines if line))
+        end = len(work)
+        buf = np.frombuffer(work, dtype=np.uint8, count=end)
+        ends = np.append(np.flatnonzero(buf == 10), end)
+        starts = np.concatenate(([0], ends[:-1] + 1))
     commas = np.flatnonzero(buf == 44)
     first = np.searchsorted(commas, starts)
     counts = np.searchsorted(commas, ends) - first
@@ -293,14 +316,17 @@ def _parse_rows_fast(body: bytes, n_columns: int, path: Path
         raise ItemError(path, MALFORMED, f"row has {int(counts[row]) + 1} fields, the header "
                         f"has {n_columns + 1}", line=line)
     label_end = commas[first]
-    labels = [decode_text(work[a:b]) for a, b in zip(starts.tolist(), label_end.tolist())]
+    raw = memoryview(work)
+    labels = decode_text(b"\n".join([raw[a:b] for a, b in zip(starts.tolist(),
+                                                            label_end.tolist())])).split("\n")
     lengths = label_end - starts
     shift = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
     buf[shift + np.arange(shift.size)] = ord("0")  # labels become numeric tokens
     buf[commas] = ord("\n")
     try:
-        column = pd.read_csv(io.BytesIO(work), header=None, names=["v"], dtype=np.float64,
-                             skip_blank_lines=False, engine="c")["v"].to_numpy()
+        column = pd.read_csv(io.BytesIO(memoryview(work)[:end]), header=None, names=["v"],
+                             dtype=np.float64, skip_blank_lines=False,
+                             engine="c")["v"].to_numpy()
     except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
         return None
     if column.size != starts.size * (n_columns + 1):
@@ -324,7 +350,7 @@ def parse_numeric_csv(data: bytes, path: Path, strict: bool = True
     Returns
     -------
     (row_labels, column_labels, values, notes)
-        Labels stripped (not yet canonical); ``values`` is ``(rows, columns)``
+        Labels as written (see :func:`canonical_unique`); ``values`` is ``(rows, columns)``
         float with NaN for missing cells (and for infinities, noted).
 
     Raises
@@ -338,12 +364,14 @@ def parse_numeric_csv(data: bytes, path: Path, strict: bool = True
         data = data[3:]
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    if not data.strip():
+    if not data or data.isspace():
         raise ItemError(path, EMPTY, "empty file, expected a CSV table")
-    if strict:
+    if strict and not data.isascii():
         decode_content(data, path, strict=True)  # validate once; parts decode leniently
-    head, _, body = data.lstrip(b"\n").partition(b"\n")
-    header = _split_header(decode_text(head), path)
+    start = len(data) - len(data.lstrip(b"\n")) if data[:1] == b"\n" else 0
+    newline = data.find(b"\n", start)
+    newline = len(data) if newline < 0 else newline
+    header = _split_header(decode_text(data[start:newline]), path)
     n_columns = len(header) - 1
     if n_columns < 1:
         raise ItemError(path, EMPTY, "the header has no data column", line=1)
@@ -351,17 +379,14 @@ def parse_numeric_csv(data: bytes, path: Path, strict: bool = True
         if not name:
             raise ItemError(path, MALFORMED, f"empty column name at column {position}", line=1)
     parsed = None
-    if b'"' not in body:
-        parsed = _parse_rows_fast(body, n_columns, path)
+    body = memoryview(data)[newline + 1:]
+    if data.find(b'"', newline + 1) < 0:
+        parsed = _parse_rows_fast(bytearray(body), n_columns, path)
     if parsed is None:
-        parsed = _parse_rows_slow(decode_text(body), n_columns, path)
+        parsed = _parse_rows_slow(decode_text(bytes(body)), n_columns, path)
     labels, values = parsed
-    labels = [label.strip() for label in labels]
     if not labels:
         raise ItemError(path, EMPTY, "no data row below the header")
-    for position, label in enumerate(labels):
-        if not label:
-            raise ItemError(path, MALFORMED, f"data row {position + 1} has an empty label")
     notes: List[str] = []
     infinite = np.isinf(values)
     if infinite.any():
@@ -371,15 +396,21 @@ def parse_numeric_csv(data: bytes, path: Path, strict: bool = True
 
 
 def canonical_unique(labels: Sequence[str], path: Path, what: str) -> List[str]:
-    """Canonical labels; a repeat (after canonicalization) is malformed."""
-    canonical = [canonical_label(label) for label in labels]
+    """Canonical labels; a blank label or a repeat (after canonicalization) is malformed."""
+    canonical = canonical_labels(labels)
+    distinct = set(canonical)
+    if "" in distinct:
+        raise ItemError(path, MALFORMED, f"empty {what} label at position "
+                        f"{canonical.index('') + 1}")
+    if len(distinct) == len(canonical):
+        return canonical
     seen: Dict[str, int] = {}
     for position, label in enumerate(canonical):
         if label in seen:
             raise ItemError(path, MALFORMED, f"duplicate {what} {labels[position]!r} "
                             f"(positions {seen[label] + 1} and {position + 1})")
         seen[label] = position
-    return canonical
+    return canonical  # pragma: no cover - unreachable
 
 
 _FLAG_KEYS = ("is_gene_available", "is_trait_available", "is_available", "is_biased",
@@ -709,7 +740,7 @@ class TreeReader:
         if subtask == "linked":
             samples = canonical_unique(rows, path, "sample id")
             features = canonical_unique(columns, path, "column")
-            matrix = values.T
+            matrix = np.ascontiguousarray(values.T)
         else:
             what = "gene" if subtask == "gene" else "feature"
             features = canonical_unique(rows, path, what)

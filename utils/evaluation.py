@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import chain
@@ -33,7 +32,7 @@ from tqdm.auto import tqdm
 from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_cohorts
 from utils.eval_tree import (COHORT_ALIASES, MALFORMED, MISSING, OK, REFERENCE_ERROR,
                              STATUSES, SUBTASKS, ItemError, Limits, TreeReader,
-                             check_orientation, record_problem)
+                             canonical_labels, check_orientation, record_problem)
 from utils.metrics import (GENE_METRICS, VIRTUAL_UNIVERSE_SIZE, classification_metrics,
                            failed_gene_metrics, failed_table_metrics, gene_list_metrics,
                            nan_mean, table_similarity)
@@ -42,7 +41,6 @@ from utils.problems import CATEGORIES, Problem, enumerate_problems
 logger = logging.getLogger(__name__)
 
 TASKS = ("selection", "preprocessing", "analysis")
-_INNER_SPACE = re.compile(r"[^\S\n]")
 OVERALL = "overall"
 NO_REFERENCE = "no-reference"
 TABLE_METRICS = ("aj", "sj", "csc")
@@ -205,16 +203,7 @@ def canonical_gene(symbol: str, synonyms: Optional[Mapping[str, str]] = None) ->
 def canonical_genes(symbols: Iterable[str],
                     synonyms: Optional[Mapping[str, str]] = None) -> List[str]:
     """:func:`canonical_gene` over many symbols (the evaluator's hot path)."""
-    symbols = list(symbols)
-    joined = "\n".join(symbols)
-    if len(symbols) > 1 and joined.count("\n") == len(symbols) - 1:
-        # one C-level upper() for the whole list; strip only if there is whitespace
-        texts = joined.upper().split("\n")
-        if (_INNER_SPACE.search(joined) if not joined.isascii()
-                else any(space in joined for space in " \t\r\x0b\x0c")):
-            texts = [text.strip() for text in texts]
-    else:
-        texts = [symbol.strip().upper() for symbol in symbols]
+    texts = canonical_labels(symbols)
     if not synonyms:
         return texts
     result = []

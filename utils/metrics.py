@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Collection, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
+import pandas as pd
 from scipy.stats import rankdata
 
 PERCENT = 100.0
@@ -337,26 +338,33 @@ def pearson_by_row(first: np.ndarray, second: np.ndarray) -> np.ndarray:
         raise ValueError("arrays must be two-dimensional")
     if a.shape[0] == 0:
         return np.empty(0)
-    mask = np.isfinite(a) & np.isfinite(b)
-    count = mask.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        a_masked = np.where(mask, a, 0.0)
-        b_masked = np.where(mask, b, 0.0)
-        mean_a = a_masked.sum(axis=1) / count
-        mean_b = b_masked.sum(axis=1) / count
+    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
+    if finite_a.all() and finite_b.all():  # common case: no mask needed
+        mask = None
+        count = np.full(a.shape[0], a.shape[1])
+        dev_a = a - a.mean(axis=1, keepdims=True)
+        dev_b = b - b.mean(axis=1, keepdims=True)
+    else:
+        mask = finite_a & finite_b
+        count = mask.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_a = np.where(mask, a, 0.0).sum(axis=1) / count
+            mean_b = np.where(mask, b, 0.0).sum(axis=1) / count
         dev_a = np.where(mask, a - mean_a[:, None], 0.0)
         dev_b = np.where(mask, b - mean_b[:, None], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
         cov = np.einsum("ij,ij->i", dev_a, dev_b)
-        var_a = np.einsum("ij,ij->i", dev_a, dev_a)
-        var_b = np.einsum("ij,ij->i", dev_b, dev_b)
-        corr = cov / np.sqrt(var_a * var_b)
+        corr = cov / np.sqrt(np.einsum("ij,ij->i", dev_a, dev_a)
+                             * np.einsum("ij,ij->i", dev_b, dev_b))
     constant = _is_constant(a, mask) | _is_constant(b, mask)
     corr[(count < 2) | constant | ~np.isfinite(corr)] = np.nan
     return np.clip(corr, -1.0, 1.0)
 
 
-def _is_constant(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Rows whose masked values are all equal (exactly)."""
+def _is_constant(values: np.ndarray, mask: Optional[np.ndarray]) -> np.ndarray:
+    """Rows whose (masked) values are all equal (exactly)."""
+    if mask is None:
+        return ~(values.max(axis=1) > values.min(axis=1))
     high = np.where(mask, values, -np.inf).max(axis=1)
     low = np.where(mask, values, np.inf).min(axis=1)
     return ~(high > low)
@@ -370,13 +378,32 @@ def align_labels(first: Sequence[str], second: Sequence[str]) -> Tuple[np.ndarra
     (numpy.ndarray, numpy.ndarray)
         Integer positions in ``first`` and in ``second`` of each common label.
     """
-    where_second = {label: i for i, label in enumerate(second)}
-    pairs = [(i, where_second[label]) for i, label in enumerate(first)
-             if label in where_second]
-    if not pairs:
+    first, second = list(first), list(second)
+    if first == second:
+        both = np.arange(len(first), dtype=np.intp)
+        return both, both
+    if not first or not second:
         return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp)
-    left, right = zip(*pairs)
-    return np.asarray(left, dtype=np.intp), np.asarray(right, dtype=np.intp)
+    where = pd.Index(second, dtype=object).get_indexer(pd.Index(first, dtype=object))
+    left = np.flatnonzero(where >= 0)
+    return left.astype(np.intp), where[left].astype(np.intp)
+
+
+def _take(values: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """``values[rows][:, columns]``, as a view when both are contiguous ranges."""
+    def as_slice(index: np.ndarray):
+        if index.size and index[-1] - index[0] + 1 == index.size and (
+                index.size < 2 or bool(np.all(np.diff(index) == 1))):
+            return slice(int(index[0]), int(index[-1]) + 1)
+        return index
+    row_key, col_key = as_slice(rows), as_slice(columns)
+    if isinstance(row_key, slice) and isinstance(col_key, slice):
+        return values[row_key, col_key]
+    if isinstance(row_key, slice):
+        return values[row_key][:, col_key]
+    if isinstance(col_key, slice):
+        return values[:, col_key][row_key]
+    return values[np.ix_(row_key, col_key)]
 
 
 def table_similarity(ref_features: Sequence[str], ref_samples: Sequence[str],
@@ -400,8 +427,8 @@ def table_similarity(ref_features: Sequence[str], ref_samples: Sequence[str],
     ref_f, pred_f = align_labels(ref_features, pred_features)
     ref_s, pred_s = align_labels(ref_samples, pred_samples)
     if ref_f.size and ref_s.size:
-        ref_block = np.asarray(ref_values, dtype=float)[np.ix_(ref_f, ref_s)]
-        pred_block = np.asarray(pred_values, dtype=float)[np.ix_(pred_f, pred_s)]
+        ref_block = _take(np.asarray(ref_values, dtype=float), ref_f, ref_s)
+        pred_block = _take(np.asarray(pred_values, dtype=float), pred_f, pred_s)
         corr = pearson_by_row(ref_block, pred_block)
     else:
         corr = np.empty(0)
