@@ -110,7 +110,8 @@ def format_report(report: Mapping[str, Any], max_problems: int = 10) -> str:
         filtering = selection["filtering"]
         s = filtering["summary"]
         lines += ["Selection",
-                  f"  dataset filtering   F1 {_fmt(s['f1'], 6)}  precision {_fmt(s['precision'], 6)}"
+                  f"  dataset filtering   F1 {_fmt(s['f1'], 6)}"
+                  f"  precision {_fmt(s['precision'], 6)}"
                   f"  recall {_fmt(s['recall'], 6)}  accuracy {_fmt(s['accuracy'], 6)}"
                   f"   (cohorts {s['n']}; {_statuses(filtering['status_counts'])})"]
         ds = selection["dataset_selection"]

@@ -23,7 +23,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -317,6 +317,16 @@ class Evaluator:
             self._selection_errors[key] = errors
         return self._selections[key]
 
+    def reference_cohorts(self) -> Iterator[Tuple[str, str, Mapping[str, Any]]]:
+        """``(trait, cohort, record)`` of every valid reference record, sorted."""
+        for trait in self.ref.traits_with_cohort_info():
+            state = self.cohort_info(self.ref, trait)
+            if state.status != OK:
+                logger.warning("reference skipped: %s", state.message)
+                continue
+            for cohort in sorted(state.valid):
+                yield trait, cohort, state.valid[cohort]
+
     def _progress(self, iterable, total: int, desc: str):
         return tqdm(iterable, total=total, desc=desc, disable=not self.settings.progress,
                     leave=False)
@@ -325,19 +335,13 @@ class Evaluator:
     def filtering(self) -> Dict[str, Any]:
         """Dataset filtering: usable or not, for every reference cohort (SPEC 6.1)."""
         items = []
-        for trait in self.ref.traits_with_cohort_info():
-            ref_state = self.cohort_info(self.ref, trait)
-            if ref_state.status != OK:
-                logger.warning("reference skipped: %s", ref_state.message)
-                continue
+        for trait, cohort, record in self.reference_cohorts():
             pred_state = self.cohort_info(self.pred, trait)
-            for cohort in sorted(ref_state.valid):
-                ref_usable = ref_state.valid[cohort]["is_usable"]
-                predicted, status, message = self._predicted_usable(pred_state, trait, cohort)
-                items.append({"trait": trait, "cohort": cohort, "reference_usable": ref_usable,
-                              "predicted_usable": predicted,
-                              "correct": predicted == ref_usable, "status": status,
-                              "message": message})
+            ref_usable = record["is_usable"]
+            predicted, status, message = self._predicted_usable(pred_state, trait, cohort)
+            items.append({"trait": trait, "cohort": cohort, "reference_usable": ref_usable,
+                          "predicted_usable": predicted, "correct": predicted == ref_usable,
+                          "status": status, "message": message})
         scores = classification_metrics([i["predicted_usable"] for i in items],
                                         [i["reference_usable"] for i in items])
         return {"summary": scores, "status_counts": status_counts(items), "cohorts": items}
@@ -398,16 +402,9 @@ class Evaluator:
     # ------------------------------------------------------------------ preprocessing
     def preprocessing(self) -> Dict[str, Any]:
         """AJ, SJ and CSC of each usable reference cohort's tables (SPEC 6.2)."""
-        jobs = []
-        for trait in self.ref.traits_with_cohort_info():
-            state = self.cohort_info(self.ref, trait)
-            if state.status != OK:
-                logger.warning("reference skipped: %s", state.message)
-                continue
-            for cohort in sorted(state.valid):
-                if state.valid[cohort]["is_usable"]:
-                    jobs.append((str(self.pred.root), str(self.ref.root), self.settings.limits,
-                                 trait, cohort, tuple(self.settings.subtasks)))
+        jobs = [(str(self.pred.root), str(self.ref.root), self.settings.limits, trait, cohort,
+                 tuple(self.settings.subtasks))
+                for trait, cohort, record in self.reference_cohorts() if record["is_usable"]]
         results = self._run_jobs(jobs)
         report: Dict[str, Any] = {}
         for subtask in self.settings.subtasks:
@@ -625,5 +622,5 @@ def default_jobs() -> int:
 
 
 __all__ = ["TASKS", "SUBTASKS", "EvaluationSettings", "Evaluator", "compare_table",
-           "compare_cohort_tables", "canonical_gene", "canonical_genes", "summarize", "status_counts",
-           "default_jobs"]
+           "compare_cohort_tables", "canonical_gene", "canonical_genes", "summarize",
+           "status_counts", "default_jobs"]

@@ -146,6 +146,13 @@ def ranking_scores(predicted: Sequence[str], universe: Sequence[str]) -> np.ndar
     return scores
 
 
+def _scored_labels(scores: Sequence[float], labels: Sequence[bool]
+                   ) -> Tuple[np.ndarray, np.ndarray, int]:
+    """Scores and labels as arrays, and the number of positives."""
+    label_array = np.asarray(labels, dtype=bool)
+    return np.asarray(scores, dtype=float), label_array, int(label_array.sum())
+
+
 def auroc_from_scores(scores: Sequence[float], labels: Sequence[bool]) -> float:
     """Area under the ROC curve by the Mann-Whitney statistic (ties count 1/2).
 
@@ -161,9 +168,7 @@ def auroc_from_scores(scores: Sequence[float], labels: Sequence[bool]) -> float:
     float
         AUROC in [0, 1]; NaN when there is no positive or no negative.
     """
-    score_array = np.asarray(scores, dtype=float)
-    label_array = np.asarray(labels, dtype=bool)
-    n_pos = int(label_array.sum())
+    score_array, label_array, n_pos = _scored_labels(scores, labels)
     n_neg = int(label_array.size - n_pos)
     if n_pos == 0 or n_neg == 0:
         return float("nan")
@@ -184,10 +189,8 @@ def gsea_es_from_scores(scores: Sequence[float], labels: Sequence[bool]) -> floa
     float
         ES in [0, 1]; NaN when there is no positive or no negative.
     """
-    score_array = np.asarray(scores, dtype=float)
-    label_array = np.asarray(labels, dtype=bool)
+    score_array, label_array, n_hits = _scored_labels(scores, labels)
     n_total = label_array.size
-    n_hits = int(label_array.sum())
     if n_hits == 0 or n_hits == n_total:
         return float("nan")
     # lexsort: last key is primary -> descending score, then negatives first.
