@@ -156,7 +156,7 @@ def write_cohort(folder: Path, cohort: str, trait: str, genes: List[str], n: int
     y = (score > np.median(score)).astype(float) if binary else score
     head = pd.DataFrame({trait: y, "Age": rng.uniform(20, 80, n).round(1),
                          "Gender": rng.integers(0, 2, n).astype(float)}, index=frame.index)
-    pd.concat([head, frame], axis=1).to_csv(folder / f"{cohort}.csv", float_format="%.5g")
+    pd.concat([head, frame.round(4)], axis=1).to_csv(folder / f"{cohort}.csv")
     return {"is_usable": True, "is_gene_available": True, "is_trait_available": True,
             "is_available": True, "is_biased": False, "has_age": True, "has_gender": True,
             "sample_size": n, "note": "benchmark"}
@@ -195,10 +195,16 @@ def part_full_set(jobs: int, n_genes: int, workdir: Path) -> None:
     task_info = load_task_info(TASK_INFO)
     problems = enumerate_problems(task_info)
     start = time.perf_counter()
-    preprocess = generate_tree(workdir, task_info, n_genes)
-    print(f"generated {len(task_info)} traits' cohorts ({n_genes} genes) in "
-          f"{time.perf_counter() - start:.0f} s", flush=True)
-    settings = RunSettings(str(preprocess), str(workdir / "regress"), str(TASK_INFO))
+    preprocess = workdir / "preprocess"
+    if (workdir / "generated.ok").exists():
+        print(f"reusing the generated tree in {workdir}")
+    else:
+        generate_tree(workdir, task_info, n_genes)
+        (workdir / "generated.ok").write_text("ok\n")
+        print(f"generated {len(task_info)} traits' cohorts ({n_genes} genes) in "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+    settings = RunSettings(str(preprocess), str(workdir / "regress"), str(TASK_INFO),
+                           force=True)
     summary = run_problems(problems, settings, jobs=jobs, progress=False)
     counts = summary.counts()
     peak_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -209,6 +215,13 @@ def part_full_set(jobs: int, n_genes: int, workdir: Path) -> None:
     print(f"{len(problems)} problems with -j {jobs}: {summary.seconds:.0f} s, "
           f"{len(problems) / summary.seconds:.2f} problems/s; {counts}; models {models}")
     print(f"peak memory: main process {peak_self:.0f} MB, largest worker {peak_child:.0f} MB")
+    by_category: Dict[str, List[float]] = {}
+    for problem, outcome in zip(problems, summary.outcomes):
+        if outcome.status == "done":
+            by_category.setdefault(problem.category, []).append(outcome.seconds)
+    for category, seconds in by_category.items():
+        print(f"  {category}: {len(seconds)} problems, median {statistics.median(seconds):.2f} s,"
+              f" max {max(seconds):.2f} s (per problem, in its worker)")
     failed = [o for o in summary.outcomes if o.status == "failed"]
     for outcome in failed[:5]:
         print(f"  failed {outcome.problem}: {outcome.reason}")

@@ -19,12 +19,12 @@ def test_parsed_once_and_reparsed_when_content_changes(tmp_path):
     cache = CohortCache()
     first = cache.load(path)
     assert cache.load(path) is first and cache.parses == 1
-    assert list(first.frame.columns) == ["T", "G1", "G2"] and first.frame.index[0] == "S1"
+    assert first.columns == ("T", "G1", "G2") and first.samples[0] == "S1"
     stat = os.stat(path)
     path.write_text(TABLE.replace("0.5", "0.7"))          # same size, new content
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # even with the old mtime
     second = cache.load(path)
-    assert second.frame.loc["S1", "G1"] == 0.7 and cache.parses == 2
+    assert second.column("G1")[0] == 0.7 and cache.parses == 2
     assert second.digest != first.digest
     assert cache.digest(path) == second.digest
     os.utime(path)  # touch only: hash unchanged -> no new parse
@@ -34,7 +34,7 @@ def test_parsed_once_and_reparsed_when_content_changes(tmp_path):
 def test_gzip_and_errors_name_the_file(tmp_path):
     packed = tmp_path / "GSE2.csv"
     packed.write_bytes(gzip.compress(TABLE.encode()))
-    assert CohortCache().load(packed).frame.shape == (2, 3)
+    assert CohortCache().load(packed).values.shape == (2, 3)
     truncated = tmp_path / "GSE3.csv"
     truncated.write_bytes(gzip.compress(TABLE.encode() * 50)[:40])
     with pytest.raises(InputFileError, match="GSE3.csv: corrupt or truncated gzip"):

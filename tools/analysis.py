@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-import pandas as pd
 
 from tools.batch import GAP_NUMERATOR, detect_batch_effect
 from tools.cohort_cache import CohortCache, LinkedTable
@@ -89,15 +88,9 @@ class ProblemData:
 
 # --------------------------------------------------------------------------- data
 
-def _column(table: LinkedTable, name: str) -> pd.Series:
-    if name not in table.frame.columns:
-        raise InputFileError(table.path, f"no column {name!r} in the linked table")
-    return table.frame[name]
-
-
 def _gene_columns(table: LinkedTable, trait: str) -> List[str]:
     skip = {trait, *CLINICAL_COLUMNS}
-    genes = [c for c in table.frame.columns if c not in skip]
+    genes = [c for c in table.columns if c not in skip]
     if not genes:
         raise InputFileError(table.path, "linked table has no gene columns")
     return genes
@@ -105,7 +98,7 @@ def _gene_columns(table: LinkedTable, trait: str) -> List[str]:
 
 def _gene_matrix(table: LinkedTable, genes: Sequence[str], rows: np.ndarray) -> np.ndarray:
     """Genes as floats; missing values filled with the gene's mean over ``rows``."""
-    X = table.frame[list(genes)].to_numpy(dtype=float)[rows]
+    X = table.select(genes)[rows]
     missing = np.isnan(X)
     if missing.any():
         counts = np.maximum((~missing).sum(axis=0), 1)
@@ -126,7 +119,7 @@ def problem_data(problem: Problem, selection: Selection, tables: Sequence[Linked
     Samples with a missing trait (or covariate) are dropped.
     """
     trait_table = tables[0]
-    y_all = _column(trait_table, problem.trait).to_numpy(dtype=float)
+    y_all = trait_table.column(problem.trait)
     genes = _gene_columns(trait_table, problem.trait)
     Z_all: Optional[np.ndarray] = None
     covariate_names: List[str] = []
@@ -134,7 +127,7 @@ def problem_data(problem: Problem, selection: Selection, tables: Sequence[Linked
     if problem.is_two_step:
         condition_table = tables[1]
         regressors = list(selection.regressors)
-        condition = _column(condition_table, problem.condition).to_numpy(dtype=float)
+        condition = condition_table.column(problem.condition)
         keep_c = np.flatnonzero(np.isfinite(condition))
         model = fit_condition_model(
             _gene_matrix(condition_table, regressors, keep_c), condition[keep_c])
@@ -146,7 +139,7 @@ def problem_data(problem: Problem, selection: Selection, tables: Sequence[Linked
         if not genes:
             raise InputFileError(trait_table.path, "no gene left after removing the regressors")
     elif problem.condition is not None:
-        Z_all = _column(trait_table, problem.condition).to_numpy(dtype=float)[:, None]
+        Z_all = trait_table.column(problem.condition)[:, None]
         covariate_names = [problem.condition]
     keep = np.isfinite(y_all)
     if Z_all is not None:

@@ -23,8 +23,9 @@ import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Tuple
+from typing import Dict, Sequence, Tuple
 
+import numpy as np
 import pandas as pd
 
 from utils.errors import InputFileError
@@ -37,20 +38,59 @@ DEFAULT_MAX_BYTES = 2 * 1024 ** 3
 
 @dataclass(frozen=True)
 class LinkedTable:
-    """A parsed linked table.
+    """A parsed linked table, as arrays.
 
     Attributes
     ----------
     path : pathlib.Path
     digest : str
         SHA-256 of the file's bytes.
-    frame : pandas.DataFrame
-        Samples x columns, float values, sample ids as the index.
+    samples : tuple of str
+        Sample ids (the first column).
+    columns : tuple of str
+        Column names after the sample ids.
+    values : numpy.ndarray
+        ``(samples, columns)`` float values.
     """
 
     path: Path
     digest: str
-    frame: pd.DataFrame
+    samples: Tuple[str, ...]
+    columns: Tuple[str, ...]
+    values: np.ndarray
+
+    @classmethod
+    def from_frame(cls, path: Path, digest: str, frame: pd.DataFrame) -> "LinkedTable":
+        """Wrap a parsed frame (see :func:`parse_linked_table`)."""
+        return cls(path, digest, tuple(frame.index), tuple(frame.columns),
+                   frame.to_numpy(dtype=float))
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the values."""
+        return int(self.values.nbytes)
+
+    def has(self, name: str) -> bool:
+        """Whether a column exists."""
+        return name in self._positions
+
+    @property
+    def _positions(self) -> Dict[str, int]:
+        cached = self.__dict__.get("_position_map")
+        if cached is None:
+            cached = {name: i for i, name in enumerate(self.columns)}
+            object.__setattr__(self, "_position_map", cached)
+        return cached
+
+    def column(self, name: str) -> np.ndarray:
+        """One column as a float vector."""
+        if name not in self._positions:
+            raise InputFileError(self.path, f"no column {name!r} in the linked table")
+        return self.values[:, self._positions[name]]
+
+    def select(self, names: Sequence[str]) -> np.ndarray:
+        """Several columns as a ``(samples, len(names))`` matrix."""
+        return self.values[:, [self._positions[name] for name in names]]
 
 
 def _signature(path: Path) -> Tuple[int, int, int, int]:
@@ -94,13 +134,13 @@ def parse_linked_table(path: PathLike, raw: bytes) -> pd.DataFrame:
         raise InputFileError(path, f"unreadable CSV ({str(exc).splitlines()[0]})") from exc
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise InputFileError(path, "linked table has no samples or no columns")
-    bad = [str(c) for c, kind in frame.dtypes.items() if not pd.api.types.is_numeric_dtype(kind)]
+    bad = [str(c) for c in frame.select_dtypes(exclude="number").columns]
     if bad:
         shown = ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else "")
         raise InputFileError(path, f"non-numeric values in {len(bad)} column(s): {shown}")
     frame.columns = [str(c) for c in frame.columns]
     frame.index = frame.index.astype(str)
-    return frame.astype(float)
+    return frame
 
 
 class CohortCache:
@@ -143,14 +183,14 @@ class CohortCache:
             self._tables[path] = (signature, entry[1])
             self._tables.move_to_end(path)
             return entry[1]
-        table = LinkedTable(path, digest, parse_linked_table(path, raw))
+        table = LinkedTable.from_frame(path, digest, parse_linked_table(path, raw))
         self.parses += 1
         self._tables[path] = (signature, table)
         self._evict()
         return table
 
     def _evict(self) -> None:
-        total = sum(t.frame.memory_usage(deep=False).sum() for _, t in self._tables.values())
+        total = sum(table.nbytes for _, table in self._tables.values())
         while len(self._tables) > 1 and total > self.max_bytes:
             _, (_, oldest) = self._tables.popitem(last=False)
-            total -= oldest.frame.memory_usage(deep=False).sum()
+            total -= oldest.nbytes
