@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import shutil
 import tempfile
 import time
@@ -181,6 +183,13 @@ def write_preprocessing_trees(root: Path, n_cohorts: int, n_samples: int,
     return total
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (worker processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def bench_preprocessing(workdir: Path, n_cohorts: int, n_samples: int, jobs: List[int],
                         repeats: int) -> None:
     root = workdir / "preprocessing"
@@ -200,15 +209,19 @@ def bench_preprocessing(workdir: Path, n_cohorts: int, n_samples: int, jobs: Lis
     for n_jobs in jobs:
         for run in range(repeats):
             settings = EvaluationSettings(tasks=("preprocessing",), jobs=n_jobs)
+            cpu_before = _cpu_seconds()
             start = time.perf_counter()
             report = Evaluator(root / "pred", root / "ref", {}, settings).run()
             elapsed = time.perf_counter() - start
-            bytes_read = report["preprocessing"]["bytes_read"]
+            cpu = _cpu_seconds() - cpu_before
+            megabytes = report["preprocessing"]["bytes_read"] / 1e6
             csc = {s: report["preprocessing"][s]["summary"]["csc"]["mean"]
                    for s in ("gene", "clinical", "linked")}
-            print(f"  jobs={n_jobs} run {run + 1}: {bytes_read / 1e6:.0f} MB in {elapsed:.1f} s "
-                  f"= {bytes_read / 1e6 / elapsed:.0f} MB/s  (CSC gene {csc['gene']:.1f}, "
-                  f"clinical {csc['clinical']:.1f}, linked {csc['linked']:.1f})")
+            print(f"  jobs={n_jobs} run {run + 1}: {megabytes:.0f} MB in {elapsed:.1f} s "
+                  f"= {megabytes / elapsed:.0f} MB/s wall; {cpu:.1f} CPU-s = "
+                  f"{megabytes / cpu:.0f} MB per CPU-second  (CSC gene {csc['gene']:.1f}, "
+                  f"clinical {csc['clinical']:.1f}, linked {csc['linked']:.1f}; load "
+                  f"{os.getloadavg()[0]:.1f})")
 
 
 def main() -> None:

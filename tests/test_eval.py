@@ -119,6 +119,33 @@ def test_reference_against_itself_is_perfect(ref_root):
     assert prediction["accuracy"] == {"mean": 80.0, "n": 6}
 
 
+GENE_LISTS = st.lists(st.sampled_from([f"GENE{i}" for i in range(1, 31)] + ["OTHER1"]),
+                      unique=True, max_size=8)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.fixed_dictionaries({key: GENE_LISTS for key in SIGNIFICANT}))
+def test_self_evaluation_is_perfect_property(significant):
+    # any reference (random gene lists, some outside the universe, some empty) scores
+    # perfectly against itself on every task
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        ref = write_tree(Path(folder) / "ref", significant=significant)
+        report = evaluate(ref, ref)
+    assert report["selection"]["filtering"]["summary"]["f1"] == 100.0
+    assert report["selection"]["dataset_selection"]["summary"]["overall"]["mean"] == 100.0
+    for subtask in ("gene", "clinical", "linked"):
+        summary = report["preprocessing"][subtask]["summary"]
+        assert summary["aj"]["mean"] == summary["sj"]["mean"] == 100.0
+        assert summary["csc"]["mean"] == pytest.approx(100.0)
+    for item in report["analysis"]["problems"]:
+        assert item["status"] == OK
+        assert all(item[m] == 100.0 for m in ("precision", "recall", "f1", "jaccard"))
+        assert math.isnan(item["auroc"]) or item["auroc"] == 1.0
+        assert math.isnan(item["gsea_es"]) or item["gsea_es"] == pytest.approx(1.0)
+        assert math.isnan(item["auroc"]) == (item["reference_genes"] == 0)
+
+
 def test_categories_and_denominators(ref_root):
     summary = evaluate(ref_root, ref_root, tasks=("analysis",))["analysis"]["summary"]
     assert summary["unconditional"]["problems"] == 2
