@@ -322,12 +322,14 @@ def _parse_rows_fast(work: bytearray, n_columns: int, path: Path
     lengths = label_end - starts
     shift = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
     buf[shift + np.arange(shift.size)] = ord("0")  # labels become numeric tokens
-    buf[commas] = ord("\n")
-    cells = memoryview(work)[:end]
     # No empty cell and no letter that can start a missing-value token: skip
     # pandas' NA matching (about 15 % faster).
-    plain = (work.find(b"\n\n", 0, end) < 0 and buf[0] != 10 and buf[-1] != 10
-             and not any(work.find(c, 0, end) >= 0 for c in (b"N", b"n", b"#", b"<")))
+    last_comma = commas[first + n_columns - 1]
+    plain = not (np.any(label_end == starts) or np.any(last_comma + 1 == ends)
+                 or np.any(np.diff(commas) == 1)
+                 or any(work.find(c, 0, end) >= 0 for c in (b"N", b"n", b"#", b"<")))
+    buf[commas] = ord("\n")
+    cells = memoryview(work)[:end]
     try:
         column = pd.read_csv(io.BytesIO(cells), header=None, names=["v"], dtype=np.float64,
                              skip_blank_lines=False, na_filter=not plain,
