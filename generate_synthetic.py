@@ -3,7 +3,7 @@
 
 Examples
 --------
-Whole demo from a plan (inputs under ./input, truth beside the outputs)::
+Whole demo from a plan (inputs under ./input, truth in ./metadata)::
 
     python generate_synthetic.py --plan docs/demo_plan.json
 
@@ -52,13 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--seed", type=int, default=None,
                       help="random seed (overrides the plan's seed; default 0 without a plan)")
     where = parser.add_argument_group("where")
-    add_path_arguments(where, ("input", "output", "gene_synonyms", "task_info"))
+    add_path_arguments(where, ("input", "metadata", "gene_synonyms", "task_info"))
     where.add_argument("--out", metavar="DIR", default=None,
                        help="input root to write GEO/ and TCGA/ into (default: the "
                             "resolved input dir, i.e. --input-dir / GENOTEX_INPUT / "
                             "<root>/input)")
     where.add_argument("--truth", metavar="FILE", default=None,
-                       help=f"planted-truth JSON (default: <output dir>/{TRUTH_NAME})")
+                       help=f"planted-truth JSON (default: <metadata dir>/{TRUTH_NAME}; "
+                            "kept out of the output tree, which eval.py reads as reference)")
     where.add_argument("--no-truth", action="store_true", help="do not write the truth JSON")
     where.add_argument("--entrez-map", metavar="FILE", default=None,
                        help="GeneID -> symbol JSON for ENTREZ_GENE_ID columns and RNA-seq "
@@ -165,7 +166,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 return 0
         out = Path(args.out) if args.out else paths.input
         truth = None if args.no_truth else (Path(args.truth) if args.truth
-                                            else paths.output / TRUTH_NAME)
+                                            else paths.metadata / TRUTH_NAME)
         result = generate(plan, sources, out, truth, source=str(name), progress=True)
     except InputFileError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -219,6 +219,13 @@ def regression_record_set() -> Dict[str, Any]:
                        repeated=True)]}
 
 
+def synthetic_truth_path(paths: ProjectPaths) -> Path:
+    """The synthetic truth: ``<metadata>/synthetic_truth.json``, else (older trees)
+    ``<output>/synthetic_truth.json``; the first path when neither exists."""
+    candidates = (paths.metadata / SYNTHETIC_TRUTH_NAME, paths.output / SYNTHETIC_TRUTH_NAME)
+    return next((path for path in candidates if path.is_file()), candidates[0])
+
+
 def build_metadata(paths: ProjectPaths, base: Optional[PathLike] = None,
                    name: Optional[str] = None, description: Optional[str] = None,
                    url: str = "", license_url: str = DEFAULT_LICENSE,
@@ -238,8 +245,8 @@ def build_metadata(paths: ProjectPaths, base: Optional[PathLike] = None,
     date_published : str, optional
         ISO date; omitted when not given (the document stays reproducible).
     synthetic : bool, optional
-        Describe a synthetic demo (default: when ``<output>/synthetic_truth.json``
-        exists).
+        Describe a synthetic demo (default: when the synthetic truth exists, see
+        :func:`synthetic_truth_path`).
 
     Returns
     -------
@@ -247,7 +254,7 @@ def build_metadata(paths: ProjectPaths, base: Optional[PathLike] = None,
         JSON-LD document.
     """
     base_path = Path(base) if base is not None else paths.root
-    truth = paths.output / SYNTHETIC_TRUTH_NAME
+    truth = synthetic_truth_path(paths)
     synthetic = truth.is_file() if synthetic is None else synthetic
     distribution: List[Dict[str, Any]] = []
     for node_id, attr, text in METADATA_FILES:
@@ -352,7 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="publication date (omitted by default)")
     parser.add_argument("--synthetic", choices=("auto", "yes", "no"), default="auto",
                         help="describe a synthetic demo (auto: when "
-                             f"<output>/{SYNTHETIC_TRUTH_NAME} exists)")
+                             f"<metadata>/{SYNTHETIC_TRUTH_NAME} exists)")
     parser.add_argument("--validate", action="store_true",
                         help="validate the written file with mlcroissant")
     return parser
