@@ -16,11 +16,17 @@ Solver: *working-set LARS-lasso homotopy with KKT certification*.
   every grid penalty.
 * It runs on a *working set* W of genes (initially those most correlated with
   y), so each step costs O(n |W|) instead of O(n p).
-* At every grid penalty the solution is certified on **all** genes by the
-  Karush-Kuhn-Tucker conditions (one product ``X^T r``). Genes that violate
-  them join W and the homotopy is resumed from the last certified grid point.
-  A certified solution is the exact Lasso solution (the problem is convex), so
-  the working set only changes speed, never the answer.
+* Every few events (adaptive stride) and at every grid penalty the current
+  point is checked on **all** genes by the Karush-Kuhn-Tucker conditions (one
+  product ``X^T r``). Genes that violate them join W and the homotopy resumes
+  from the latest recorded knot at which they still satisfied the conditions
+  (or the last checked point); after a passed check, the outside genes
+  nearest to the boundary join W pre-emptively. A solution certified on all
+  genes is the exact Lasso solution (the problem is convex), so the working
+  set only changes speed, never the answer.
+* The active set's inverse Gram matrix is updated in O(k^2) per event and
+  recomputed by Cholesky at every check; coefficients at a checked point are
+  re-solved from the active set and signs, so round-off does not accumulate.
 
 Measured on n = 167, p = 18,530 (``benchmarks/bench_regress.py``), this is far
 faster than warm-started coordinate descent (which does not reach the
@@ -44,7 +50,7 @@ logger = logging.getLogger(__name__)
 
 KKT_TOL = 1e-6            # relative tolerance of the certification
 COLLINEAR_TOL = 1e-10     # relative pivot below which an entering gene is collinear
-MAX_ROUNDS = 100          # working-set expansions per grid penalty
+MAX_CHECKS = 10_000       # safety cap on checks per grid penalty
 CHECK_STRIDE = 16         # homotopy events between full KKT checks (adaptive)
 MIN_STRIDE, MAX_STRIDE = 4, 128
 NEAR_BOUNDARY = 64        # outside genes added pre-emptively after a passed check
@@ -502,7 +508,7 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
     """
     steps, worst = 0, 0.0
     path = _Homotopy(working.rows, y, state, working.position)
-    for _ in range(MAX_ROUNDS * 64):
+    for _ in range(MAX_CHECKS):
         path.descend(target, stride, working.genes)
         steps += path.steps
         path.steps = 0
@@ -524,6 +530,9 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
             working.add(near)
             path.extend(working.rows)
         stride = min(MAX_STRIDE, stride * 2)
+    else:
+        raise RuntimeError(f"Lasso path stopped at alpha={state.level / y.size:.3g} before "
+                           f"reaching alpha={target / y.size:.3g} ({MAX_CHECKS} checks)")
     return state, steps, max(worst, 0.0), stride
 
 
