@@ -177,7 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "synthetic inputs and truth, executed notebooks (output/preprocess), "
                     "regress.py results, the baseline prediction tree and metadata.json.")
     parser.add_argument("--steps", nargs="+", choices=STEPS, default=list(STEPS),
-                        help="steps to run, in the fixed order above (default: all)")
+                        help="steps to run; they always run in the order maps, task-info, "
+                             "input, notebooks, regress, baseline, croissant (default: all)")
     parser.add_argument("--gene-info", type=Path, default=None, metavar="PATH",
                         help="NCBI Homo_sapiens.gene_info(.gz) for the maps step (default: "
                              f"<root>/{DEFAULT_GENE_INFO})")
