@@ -218,6 +218,31 @@ def test_perfect_ranking_scores_one(reference, extra):
     assert metrics["f1"] == 100.0
 
 
+def _pearson_one_row(x: np.ndarray, y: np.ndarray) -> float:
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if x.size < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return float("nan")
+    return float(np.clip(np.corrcoef(x, y)[0, 1], -1, 1))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 7), st.integers(0, 2**31 - 1), st.booleans())
+def test_pearson_by_row_matches_row_by_row(n_rows, n_cols, seed, with_nan):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(n_rows, n_cols)) * 10.0 ** rng.integers(-3, 4)
+    b = rng.normal(size=(n_rows, n_cols))
+    a[0] = 7.3  # a constant row (exactly equal values)
+    if n_rows > 1:
+        b[-1] = a[-1] * 2 + 1  # perfectly correlated
+    if with_nan:
+        a[rng.random(a.shape) < 0.2] = np.nan
+        b[rng.random(b.shape) < 0.1] = np.inf
+    got = pearson_by_row(a, b)
+    expected = [_pearson_one_row(a[i], b[i]) for i in range(n_rows)]
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 8), st.integers(2, 8), st.integers(0, 2**31 - 1))
 def test_table_similarity_invariant_to_order_and_perfect_on_self(n_features, n_samples,

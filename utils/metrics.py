@@ -341,36 +341,51 @@ def pearson_by_row(first: np.ndarray, second: np.ndarray) -> np.ndarray:
         raise ValueError("arrays must be two-dimensional")
     if a.shape[0] == 0:
         return np.empty(0)
-    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
-    if finite_a.all() and finite_b.all():  # common case: no mask needed
+    with np.errstate(over="ignore", invalid="ignore"):
+        all_finite = bool(np.isfinite(a.sum()) and np.isfinite(b.sum()))  # one pass each
+    if all_finite:  # common case: no mask needed
         mask = None
         count = np.full(a.shape[0], a.shape[1])
-        dev_a = a - a.mean(axis=1, keepdims=True)
-        dev_b = b - b.mean(axis=1, keepdims=True)
+        mean_a, mean_b = a.mean(axis=1), b.mean(axis=1)
+        dev_a, dev_b = a - mean_a[:, None], b - mean_b[:, None]
     else:
-        mask = finite_a & finite_b
+        mask = np.isfinite(a) & np.isfinite(b)
         count = mask.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_a = np.where(mask, a, 0.0).sum(axis=1) / count
             mean_b = np.where(mask, b, 0.0).sum(axis=1) / count
         dev_a = np.where(mask, a - mean_a[:, None], 0.0)
         dev_b = np.where(mask, b - mean_b[:, None], 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cov = np.einsum("ij,ij->i", dev_a, dev_b)
-        corr = cov / np.sqrt(np.einsum("ij,ij->i", dev_a, dev_a)
-                             * np.einsum("ij,ij->i", dev_b, dev_b))
-    constant = _is_constant(a, mask) | _is_constant(b, mask)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        var_a = np.einsum("ij,ij->i", dev_a, dev_a)
+        var_b = np.einsum("ij,ij->i", dev_b, dev_b)
+        corr = np.einsum("ij,ij->i", dev_a, dev_b) / np.sqrt(var_a * var_b)
+        constant = (_is_constant(a, mask, var_a, count * mean_a ** 2)
+                    | _is_constant(b, mask, var_b, count * mean_b ** 2))
     corr[(count < 2) | constant | ~np.isfinite(corr)] = np.nan
     return np.clip(corr, -1.0, 1.0)
 
 
-def _is_constant(values: np.ndarray, mask: Optional[np.ndarray]) -> np.ndarray:
-    """Rows whose (masked) values are all equal (exactly)."""
-    if mask is None:
-        return ~(values.max(axis=1) > values.min(axis=1))
-    high = np.where(mask, values, -np.inf).max(axis=1)
-    low = np.where(mask, values, np.inf).min(axis=1)
-    return ~(high > low)
+def _is_constant(values: np.ndarray, mask: Optional[np.ndarray], variance: np.ndarray,
+                 level: np.ndarray) -> np.ndarray:
+    """Rows whose (masked) values are all equal (exactly).
+
+    Only rows whose centred sum of squares ``variance`` is negligible next to
+    ``level`` (= n * mean**2) can be constant (rounding of the mean leaves far
+    less), so the exact max == min test runs on those rows alone.
+    """
+    candidates = np.flatnonzero(~(variance > 1e-20 * level))
+    constant = np.zeros(values.shape[0], dtype=bool)
+    if candidates.size:
+        rows = values[candidates]
+        if mask is None:
+            constant[candidates] = ~(rows.max(axis=1) > rows.min(axis=1))
+        else:
+            keep = mask[candidates]
+            high = np.where(keep, rows, -np.inf).max(axis=1)
+            low = np.where(keep, rows, np.inf).min(axis=1)
+            constant[candidates] = ~(high > low)
+    return constant
 
 
 def align_labels(first: Sequence[str], second: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
