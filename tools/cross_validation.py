@@ -38,6 +38,10 @@ BINARY_THRESHOLD = 0.5
 BINARY_METRICS = ("accuracy", "precision", "recall", "f1")
 CONTINUOUS_METRICS = ("normalized_mse", "r2")
 SELECTION_METRICS = ("precision", "recall", "f1", "jaccard")
+# The LMM's fold fits only decide which genes pass the FDR threshold and give
+# BLUP predictions; their two large products run in float32 (the final,
+# reported fit is float64).
+LMM_FOLD_DTYPE = np.float32
 
 
 def is_binary(y: np.ndarray) -> bool:
@@ -138,8 +142,12 @@ def fold_matrices(XT: np.ndarray, test: np.ndarray) -> FoldMatrices:
     return FoldMatrices(train, test, XT_train, XT_test)
 
 
-def fold_rows(X: np.ndarray, test: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fold_rows(X: np.ndarray, test: np.ndarray, dtype: type = np.float64
+              ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training and test samples (samples x genes) standardized with training statistics.
+
+    Statistics are computed in float64; the standardized matrices are returned
+    in ``dtype``.
 
     Returns
     -------
@@ -151,7 +159,8 @@ def fold_rows(X: np.ndarray, test: np.ndarray) -> Tuple[np.ndarray, np.ndarray, 
     X_train -= mean
     scale = safe_scale(np.sqrt(np.einsum("ij,ij->j", X_train, X_train) / train.size), mean)
     X_train /= scale
-    return train, X_train, (X[test] - mean) / scale
+    X_test = (X[test] - mean) / scale
+    return train, X_train.astype(dtype, copy=False), X_test.astype(dtype, copy=False)
 
 
 def _rows(Z: Optional[np.ndarray], index: np.ndarray) -> Optional[np.ndarray]:
@@ -264,7 +273,7 @@ def cross_validate_lmm(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
     variance = float(np.var(y))
     prediction, selection = [], []
     for test in folds:
-        train, X_train, X_test = fold_rows(X, test)
+        train, X_train, X_test = fold_rows(X, test, LMM_FOLD_DTYPE)
         fitted = fit_lmm(X_train, y[train], _rows(Z, train))
         predicted = fitted.predict(X_test, X_train, design(_rows(Z, test), test.size))
         chosen = names[selected_genes(fitted.tests, threshold)]

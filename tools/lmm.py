@@ -55,9 +55,12 @@ class KinshipEigen:
 
 
 def kinship_eigen(X_std: np.ndarray) -> KinshipEigen:
-    """Eigendecomposition of ``K = Xs Xs^T / p`` (one per fit)."""
+    """Eigendecomposition of ``K = Xs Xs^T / p`` (one per fit).
+
+    The product runs in the precision of ``X_std``; the decomposition in float64.
+    """
     n_genes = max(X_std.shape[1], 1)
-    kinship = (X_std @ X_std.T) / n_genes
+    kinship = (X_std @ X_std.T).astype(float) / n_genes
     values, vectors = np.linalg.eigh(kinship)
     return KinshipEigen(np.clip(values, 0.0, None), vectors, n_genes)
 
@@ -151,20 +154,25 @@ class GeneTests:
 
 def gene_tests(eigen: KinshipEigen, X_std: np.ndarray, y: np.ndarray, C: np.ndarray,
                delta: float) -> GeneTests:
-    """GLS test of every gene (with the covariates ``C``) in the rotated space."""
+    """GLS test of every gene (with the covariates ``C``) in the rotated space.
+
+    The products with the genes run in the precision of ``X_std`` (float64, or
+    float32 for the cross-validation folds); everything else in float64.
+    """
     n, c = C.shape
+    low = X_std.dtype
     weights = 1.0 / (eigen.values + delta)
     U = eigen.vectors
-    Xr = U.T @ X_std
+    Xr = U.T.astype(low) @ X_std
     yr, Cr = U.T @ y, U.T @ C
     weighted_c = Cr * weights[:, None]
     gram_inv = np.linalg.inv(weighted_c.T @ Cr)
     wy = weights * yr
-    cross_c = weighted_c.T @ Xr                        # (c, p)
-    c_y = Cr.T @ wy                                    # (c,)
-    raw_xx = weights @ np.square(Xr)
+    cross_c = (weighted_c.T.astype(low) @ Xr).astype(float)     # (c, p)
+    c_y = Cr.T @ wy                                              # (c,)
+    raw_xx = (weights.astype(low) @ np.square(Xr)).astype(float)
     xx = raw_xx - np.einsum("cp,cp->p", cross_c, gram_inv @ cross_c)
-    xy = Xr.T @ wy - cross_c.T @ (gram_inv @ c_y)
+    xy = (Xr.T @ wy.astype(low)).astype(float) - cross_c.T @ (gram_inv @ c_y)
     yy = float(yr @ wy - c_y @ gram_inv @ c_y)
     df = n - c - 1
     valid = xx > 1e-10 * np.maximum(raw_xx, 1e-300)
@@ -205,13 +213,21 @@ class LMMFit:
     def predict(self, X_std_new: np.ndarray, X_std_train: np.ndarray,
                 C_new: np.ndarray) -> np.ndarray:
         """BLUP predictions for new samples (genes standardized with training statistics)."""
-        cross = (X_std_new @ X_std_train.T) / self.eigen.n_genes
+        cross = (X_std_new @ X_std_train.T).astype(float) / self.eigen.n_genes
         return C_new @ self.covariate_coef + cross @ self.dual_weights
 
 
 def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) -> LMMFit:
-    """Fit the LMM on standardized genes, response and covariates."""
-    X_std = np.asarray(X_std, dtype=float)
+    """Fit the LMM on standardized genes, response and covariates.
+
+    ``X_std`` may be float32 (used by the cross-validation folds, whose p-values
+    only decide which genes pass the FDR threshold): its two large products
+    (kinship and rotation) then run in single precision, halving their cost;
+    the reported final fit is float64.
+    """
+    X_std = np.asarray(X_std)
+    if X_std.dtype not in (np.float32, np.float64):
+        X_std = X_std.astype(float)
     y = np.asarray(y, dtype=float).ravel()
     C = design(Z, y.size)
     eigen = kinship_eigen(X_std)
