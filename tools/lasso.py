@@ -55,6 +55,7 @@ CHECK_STRIDE = 16         # homotopy events between full KKT checks (adaptive)
 MIN_STRIDE, MAX_STRIDE = 4, 128
 NEAR_BOUNDARY = 64        # outside genes added pre-emptively after a passed check
 NEAR_FRACTION = 0.5       # ... among those with |x^T r| above this fraction of the level
+_SIDES = np.array([[1.0], [-1.0]])
 
 
 @dataclass
@@ -298,18 +299,17 @@ class _Homotopy:
                 direction = u = None
                 along = np.zeros(m)
             level, corr = self.level, self.corr
-            den_up = 1.0 - along
-            den_down = 1.0 + along
-            up = np.divide(np.maximum(level - corr, 0.0), den_up, out=np.full(m, inf),
-                           where=den_up > 1e-12)
-            down = np.divide(np.maximum(level + corr, 0.0), den_down, out=np.full(m, inf),
-                             where=den_down > 1e-12)
-            gamma_in = np.minimum(up, down)
-            gamma_in[self.excluded] = inf
+            # row 0: c_j reaches +level; row 1: c_j reaches -level
+            numerator = np.maximum(level - _SIDES * corr, 0.0)
+            denominator = 1.0 - _SIDES * along
+            gamma_in = np.divide(numerator, denominator, out=np.full((2, m), inf),
+                                 where=denominator > 1e-12)
+            gamma_in[:, self.excluded] = inf
             if self.just_dropped >= 0:
-                gamma_in[self.just_dropped] = inf
-            enter = int(np.argmin(gamma_in))
-            step_in = gamma_in[enter]
+                gamma_in[:, self.just_dropped] = inf
+            flat = int(np.argmin(gamma_in))
+            side, enter = divmod(flat, m)
+            step_in = gamma_in[side, enter]
             step_out, leave = inf, -1
             if len(self.set):
                 # A coefficient leaves when it moves towards zero (direction
@@ -344,7 +344,7 @@ class _Homotopy:
                 self.excluded = self.is_active.copy()
                 self.just_dropped = gene
             else:
-                sign = 1.0 if up[enter] <= down[enter] else -1.0
+                sign = 1.0 if side == 0 else -1.0
                 if self.set.try_add(enter):
                     self.just_added = enter
                     self.is_active[enter] = True
