@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from tools.runner import RunSettings, run_problems
+from tools.runner import RunSettings, SchedulerError, run_problems
 from utils.errors import InputFileError
 from utils.paths import add_path_arguments, paths_from_args
 from utils.problems import (Problem, enumerate_problems, load_task_info, normalize_trait,
@@ -110,8 +110,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     preprocess = Path(args.preprocess_dir).resolve() if args.preprocess_dir else paths.preprocess
     regress = Path(args.regress_dir).resolve() if args.regress_dir else paths.regress
     settings = RunSettings(str(preprocess), str(regress), str(paths.task_info), args.force)
-    summary = run_problems(problems, settings, jobs=max(1, args.jobs),
-                           scheduler=args.scheduler, progress=not args.no_progress)
+    try:
+        summary = run_problems(problems, settings, jobs=max(1, args.jobs),
+                               scheduler=args.scheduler, progress=not args.no_progress)
+    except SchedulerError as exc:
+        raise SystemExit(str(exc)) from exc
     print(summary.format())
     return 1 if summary.counts()["failed"] else 0
 

@@ -129,6 +129,13 @@ def test_help_lists_every_flag():
 
 
 @pytest.mark.slow
+def test_unreachable_scheduler_is_a_clear_error(tree):
+    pytest.importorskip("distributed")
+    with pytest.raises(SystemExit, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        _run(tree, None, "--scheduler", "tcp://127.0.0.1:9")
+
+
+@pytest.mark.slow
 def test_dask_local_cluster_matches_serial(tree, tmp_path):
     distributed = pytest.importorskip("distributed")
     task_info = load_task_info(tree["task_info"])

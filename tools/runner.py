@@ -42,6 +42,11 @@ from utils.problems import Problem, load_task_info, parse_problem, result_path
 logger = logging.getLogger(__name__)
 
 STATUSES = ("done", "up-to-date", "skipped", "failed")
+DASK_CONNECT_TIMEOUT = "10s"
+
+
+class SchedulerError(RuntimeError):
+    """The distributed scheduler cannot be reached."""
 
 
 @dataclass(frozen=True)
@@ -199,7 +204,11 @@ def _submit_dask(groups: List[List[str]], settings: RunSettings,
                  previous: Dict[str, Optional[str]], scheduler: str):
     from distributed import Client, as_completed
 
-    with Client(scheduler) as client:
+    try:
+        client = Client(scheduler, timeout=DASK_CONNECT_TIMEOUT)
+    except (OSError, TimeoutError) as exc:
+        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+    with client:
         futures = {client.submit(analyse_group, group, settings,
                                  {p: previous[p] for p in group}, pure=False): tuple(group)
                    for group in groups}
