@@ -32,7 +32,7 @@ from tools.lasso import lasso_grid_path
 from tools.lmm import FDR_THRESHOLD, fit_lmm, selected_genes
 from tools.residualize import residualize
 from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
-from tools.standardize import Standardizer, standardize_transposed
+from tools.standardize import standardize_rows, standardize_transposed
 from tools.two_step import fit_condition_model, predict_condition, without_regressors
 from utils.errors import InputFileError
 from utils.problems import Problem, related_genes
@@ -198,7 +198,7 @@ def _lmm_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndar
                   ) -> Dict[str, Any]:
     cv = cross_validate_lmm(data.X, data.y, data.Z, data.gene_names, data.reference, folds,
                             config.fdr_threshold)
-    X_std = Standardizer.fit(data.X).transform(data.X)
+    X_std, _, _ = standardize_rows(data.X, np.arange(data.X.shape[0]))
     fitted = fit_lmm(X_std, data.y, data.Z)
     tests = fitted.tests
     order = selected_genes(tests, config.fdr_threshold)

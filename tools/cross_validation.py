@@ -27,7 +27,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from tools.lasso import lasso_grid_path
 from tools.lmm import FDR_THRESHOLD, design, fit_lmm, selected_genes
 from tools.residualize import residualize
-from tools.standardize import safe_scale, standardize_transposed
+from tools.standardize import standardize_rows, standardize_transposed
 from utils.metrics import overlap_metrics
 
 N_FOLDS = 5
@@ -154,13 +154,9 @@ def fold_rows(X: np.ndarray, test: np.ndarray, dtype: type = np.float64
     train, X_train_std, X_test_std
     """
     train = train_indices(X.shape[0], test)
-    X_train = X[train]
-    mean = X_train.mean(axis=0)
-    X_train -= mean
-    scale = safe_scale(np.sqrt(np.einsum("ij,ij->j", X_train, X_train) / train.size), mean)
-    X_train /= scale
-    X_test = (X[test] - mean) / scale
-    return train, X_train.astype(dtype, copy=False), X_test.astype(dtype, copy=False)
+    X_train, mean, scale = standardize_rows(X, train, dtype)
+    X_test = (X[test].astype(np.float64) - mean) / scale
+    return train, X_train, X_test.astype(dtype, copy=False)
 
 
 def _rows(Z: Optional[np.ndarray], index: np.ndarray) -> Optional[np.ndarray]:
@@ -268,7 +264,7 @@ def cross_validate_lmm(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
     y = np.asarray(y, dtype=float)
     binary = is_binary(y)
     folds = make_folds(y, binary) if folds is None else folds
-    X = np.asarray(X, dtype=float)
+    X = np.asarray(X).astype(LMM_FOLD_DTYPE)
     names = np.asarray(gene_names, dtype=object)
     variance = float(np.var(y))
     prediction, selection = [], []

@@ -168,11 +168,13 @@ def gene_tests(eigen: KinshipEigen, X_std: np.ndarray, y: np.ndarray, C: np.ndar
     weighted_c = Cr * weights[:, None]
     gram_inv = np.linalg.inv(weighted_c.T @ Cr)
     wy = weights * yr
-    cross_c = (weighted_c.T.astype(low) @ Xr).astype(float)     # (c, p)
+    # one pass over the rotated genes for x'Wy and x'WC, one for x'Wx
+    both = (np.column_stack([wy, weighted_c]).T.astype(low) @ Xr).astype(float)
+    xy_raw, cross_c = both[0], both[1:]                          # (p,), (c, p)
     c_y = Cr.T @ wy                                              # (c,)
     raw_xx = (weights.astype(low) @ np.square(Xr)).astype(float)
     xx = raw_xx - np.einsum("cp,cp->p", cross_c, gram_inv @ cross_c)
-    xy = (Xr.T @ wy.astype(low)).astype(float) - cross_c.T @ (gram_inv @ c_y)
+    xy = xy_raw - cross_c.T @ (gram_inv @ c_y)
     yy = float(yr @ wy - c_y @ gram_inv @ c_y)
     df = n - c - 1
     valid = xx > 1e-10 * np.maximum(raw_xx, 1e-300)

@@ -86,3 +86,24 @@ def standardize_transposed(XT: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     scale = safe_scale(std, mean)
     XT /= scale[:, None]
     return mean, scale
+
+
+def standardize_rows(X: np.ndarray, rows: np.ndarray, dtype: type = np.float64
+                     ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Standardize the samples ``rows`` of ``X`` (samples x genes) with their own statistics.
+
+    Works in place on one copy (the row gather) in ``dtype``; the means are
+    accumulated in float64.
+
+    Returns
+    -------
+    X_std, mean, scale
+        ``mean`` and ``scale`` in float64.
+    """
+    block = X[np.asarray(rows)].astype(dtype, copy=False)  # fancy indexing copies
+    mean = block.mean(axis=0, dtype=np.float64)
+    block -= mean.astype(dtype)
+    squares = np.einsum("ij,ij->j", block, block).astype(np.float64)
+    scale = safe_scale(np.sqrt(squares / block.shape[0]), mean)
+    block /= scale.astype(dtype)
+    return block, mean, scale
