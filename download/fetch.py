@@ -46,6 +46,7 @@ from typing import Callable, Dict, Mapping, Optional
 from tqdm.auto import tqdm
 
 from utils.io import PathLike, atomic_write, atomic_write_json
+from utils.io import file_sha256 as sha256_file  # re-exported for download.manifest/transfer
 
 logger = logging.getLogger(__name__)
 
@@ -220,15 +221,6 @@ def redact_url(url: str) -> str:
     query = [(key, "***" if key in SECRET_PARAMETERS else value)
              for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)]
     return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query, safe="*")))
-
-
-def sha256_file(path: PathLike, chunk_size: int = 1 << 20) -> str:
-    """Hex SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(chunk_size), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def verify_gzip(path: Path) -> None:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterable, List, Sequence, Tuple
 
-from utils.io import GZIP_MAGIC, PathLike
+from utils.io import PathLike, is_gzip
 
 logger = logging.getLogger(__name__)
 
@@ -148,12 +148,6 @@ def _relative(path: Path, root: Path) -> str:
         return str(path)
 
 
-def has_gzip_magic(path: PathLike) -> bool:
-    """True when the file starts with the gzip magic bytes."""
-    with open(path, "rb") as handle:
-        return handle.read(2) == GZIP_MAGIC
-
-
 def _hash_stream(handle: BinaryIO) -> Tuple[str, int]:
     digest = hashlib.sha256()
     size = 0
@@ -218,7 +212,7 @@ def plan_actions(root: PathLike, patterns: Sequence[str] = LOST_SUFFIX_PATTERNS,
             report.stale_temporaries.append(path)
             continue
         if name.endswith(".gz"):
-            if not has_gzip_magic(path):
+            if not is_gzip(path):
                 report.done.append(Action(COMPRESS, path, path))
             elif verify and not _gzip_readable(path):
                 report.conflicts.append(Action(CORRUPT, path, path))
@@ -233,7 +227,7 @@ def plan_actions(root: PathLike, patterns: Sequence[str] = LOST_SUFFIX_PATTERNS,
             (report.done if kind == DEDUPE else report.conflicts).append(
                 Action(kind, path, target))
         else:
-            kind = RENAME if has_gzip_magic(path) else COMPRESS_RENAME
+            kind = RENAME if is_gzip(path) else COMPRESS_RENAME
             report.done.append(Action(kind, path, target))
     return report
 
