@@ -36,8 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find the genes significantly associated with each trait (optionally "
                     "given a condition) and write one JSON per problem. Problems whose "
                     "result is up to date (same input fingerprint) are skipped unless "
-                    "--force.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                    "--force.")
     parser.add_argument("--traits", nargs="+", metavar="TRAIT",
                         help="only these traits (all their problems); names are normalized "
                              "like folder names")
@@ -45,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="only these problems, e.g. 'Asthma|None' 'Asthma|Age' "
                              "'Asthma|Obesity' (None = unconditional)")
     parser.add_argument("-j", "--jobs", type=int, default=1,
-                        help="local worker processes (each uses one core)")
+                        help="local worker processes (each uses one core; default: 1)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run on a Dask distributed cluster at this scheduler address "
                              "(e.g. tcp://host:8786); workers must see the same preprocess "
