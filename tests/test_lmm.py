@@ -8,6 +8,7 @@ import statsmodels.api as sm
 from scipy import optimize
 from statsmodels.stats.multitest import multipletests
 
+from tools.fdr import rank_significant, significant_genes, two_sided_p
 from tools.lasso import lasso_grid_path
 from tools.lmm import (LMM, benjamini_hochberg, fit_lmm, kinship_eigen, null_log_likelihood,
                        selected_genes)
@@ -122,3 +123,26 @@ def test_kinship_eigen_is_one_decomposition(structured_small):
     np.testing.assert_allclose(eigen.vectors @ np.diag(eigen.values) @ eigen.vectors.T, K,
                                atol=1e-10)
     assert (eigen.values >= 0).all()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fdr_selection_without_every_p_value_is_exact(seed):
+    # tools.fdr computes p-values only where they can pass; the selected genes,
+    # their order, p-values and corrected p-values must be those of the full
+    # computation, bit for bit (ties in |t| included).
+    rng = np.random.default_rng(seed)
+    m, df = 3000, [1, 5, 40, 160, 160, 0][seed]
+    t_stat = rng.normal(size=m)
+    t_stat[: 20 * seed + 5] *= rng.uniform(2.0, 8.0, size=20 * seed + 5)
+    t_stat[100:110] = t_stat[0]                      # exact ties
+    valid = rng.uniform(size=m) > 0.01
+    t_stat[~valid] = 0.0
+    coef = rng.normal(size=m)
+    for threshold in (0.05, 0.2, 1e-4, 1.0):
+        fast = significant_genes(coef, t_stat, valid, df, threshold)
+        p = two_sided_p(t_stat, valid, df)
+        corrected = benjamini_hochberg(p)
+        order = rank_significant(coef, corrected, threshold)
+        np.testing.assert_array_equal(fast.indices, order)
+        np.testing.assert_array_equal(fast.p_value, p[order])
+        np.testing.assert_array_equal(fast.corrected_p_value, corrected[order])
