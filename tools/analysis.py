@@ -29,7 +29,7 @@ from tools.cross_validation import (FALLBACK_PENALTY, N_FOLDS, PENALTY_GRID, SEE
                                     cross_validate_lasso_grid, cross_validate_lmm, is_binary,
                                     make_folds)
 from tools.lasso import lasso_grid_path
-from tools.lmm import FDR_THRESHOLD, fit_lmm, selected_genes
+from tools.lmm import FDR_THRESHOLD, fit_lmm
 from tools.residualize import residualize
 from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
 from tools.standardize import standardize_rows, standardize_transposed
@@ -167,10 +167,10 @@ def _ranked_lasso(names: Sequence[str], coef: np.ndarray) -> Dict[str, list]:
             "Absolute Coefficient": [float(abs(coef[i])) for i in order]}
 
 
-def _final_lasso(data: ProblemData, penalty: float, candidates: np.ndarray
+def _final_lasso(data: ProblemData, XT: np.ndarray, penalty: float, candidates: np.ndarray
                  ) -> Tuple[Dict[str, list], Any]:
+    """Final Lasso on all samples; ``XT`` (raw genes transposed) is standardized in place."""
     residual, covariates = residualize(data.y, data.Z)
-    XT = np.ascontiguousarray(data.X.T)
     standardize_transposed(XT)
     path = lasso_grid_path(XT, residual, [penalty], candidates=candidates)
     return _ranked_lasso(data.gene_names, path.coefs[0]), covariates
@@ -178,11 +178,13 @@ def _final_lasso(data: ProblemData, penalty: float, candidates: np.ndarray
 
 def _lasso_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndarray]
                     ) -> Dict[str, Any]:
+    # one transposed copy of the genes serves the folds, then the final fit
+    XT = np.array(np.asarray(data.X, dtype=float).T, order="C")
     grid = cross_validate_lasso_grid(data.X, data.y, data.Z, data.gene_names, data.reference,
-                                     config.penalties, folds)
+                                     config.penalties, folds, XT=XT)
     chosen = grid.choose()
     penalty = float(config.penalties[chosen])
-    genes, covariates = _final_lasso(data, penalty, grid.support)
+    genes, covariates = _final_lasso(data, XT, penalty, grid.support)
     return {"genes": genes,
             "cv": {"prediction": grid.prediction[chosen], "selection": grid.selection[chosen]},
             "model": {"model": "Lasso", "penalty": penalty,
@@ -201,12 +203,13 @@ def _lmm_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndar
     X_std, _, _ = standardize_rows(data.X, np.arange(data.X.shape[0]))
     fitted = fit_lmm(X_std, data.y, data.Z)
     tests = fitted.tests
-    order = selected_genes(tests, config.fdr_threshold)
+    hits = tests.significant(config.fdr_threshold)
+    order = hits.indices
     genes = {"Variable": [data.gene_names[i] for i in order],
              "Coefficient": [float(tests.coef[i]) for i in order],
              "Absolute Coefficient": [float(abs(tests.coef[i])) for i in order],
-             "p_value": [float(tests.p_value[i]) for i in order],
-             "corrected_p_value": [float(tests.corrected_p_value[i]) for i in order]}
+             "p_value": [float(p) for p in hits.p_value],
+             "corrected_p_value": [float(p) for p in hits.corrected_p_value]}
     return {"genes": genes, "cv": {"prediction": cv.prediction, "selection": cv.selection},
             "model": {"model": "LMM", "penalty": None, "delta": fitted.delta,
                       "fdr_threshold": config.fdr_threshold},

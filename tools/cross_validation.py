@@ -206,7 +206,8 @@ def choose_penalty(penalties: Sequence[float], mean_precision: Sequence[float],
 def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
                               gene_names: Sequence[str], reference: Sequence[str],
                               penalties: Sequence[float] = PENALTY_GRID,
-                              folds: Optional[List[np.ndarray]] = None) -> GridCV:
+                              folds: Optional[List[np.ndarray]] = None,
+                              XT: Optional[np.ndarray] = None) -> GridCV:
     """Cross-validate every penalty of the grid at once.
 
     Parameters
@@ -218,11 +219,15 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
     reference : known genes of the trait present in ``gene_names``
     penalties : the grid
     folds : test indices per fold (default :func:`make_folds`)
+    XT : (p, n) C-contiguous float64 copy of ``X.T``, optional
+        The transposed layout the folds are cut from, when the caller has it
+        already (it is read, never modified).
     """
     y = np.asarray(y, dtype=float)
     binary = is_binary(y)
     folds = make_folds(y, binary) if folds is None else folds
-    XT = np.ascontiguousarray(np.asarray(X, dtype=float).T)
+    if XT is None:
+        XT = np.ascontiguousarray(np.asarray(X, dtype=float).T)
     names = np.asarray(gene_names, dtype=object)
     reference_set = set(reference)
     variance = float(np.var(y))

@@ -165,14 +165,15 @@ class _ActiveSet:
         k = len(self.members)
         if norm2 <= 0.0 or k >= self._rows.shape[0]:
             return False
-        cross = self.rows @ x
-        projected = self._inv[:k, :k] @ cross
+        cross = self._rows[:k] @ x
+        inv = self._inv
+        projected = inv[:k, :k] @ cross
         pivot2 = norm2 - float(cross @ projected)
         if pivot2 <= COLLINEAR_TOL * norm2:
             return False
-        inv = self._inv
-        inv[:k, :k] += np.outer(projected, projected) / pivot2
-        inv[k, :k] = inv[:k, k] = -projected / pivot2
+        scaled = projected / pivot2
+        inv[:k, :k] += np.multiply.outer(projected, scaled)
+        inv[k, :k] = inv[:k, k] = -scaled
         inv[k, k] = 1.0 / pivot2
         gram = self._gram
         gram[k, :k] = gram[:k, k] = cross
@@ -191,30 +192,38 @@ class _ActiveSet:
             The slot the moved member came from (``k - 1``).
         """
         last = len(self.members) - 1
+        size = last + 1
+        inv = self._inv
+        column = inv[:size, i].copy()
+        # block formula: the inverse without member i (its row and column become 0)
+        inv[:size, :size] -= np.multiply.outer(column, column / column[i])
         if i != last:
-            for buffer in (self._gram, self._inv):
-                buffer[[i, last], :last + 1] = buffer[[last, i], :last + 1]
-                buffer[:last + 1, [i, last]] = buffer[:last + 1, [last, i]]
+            for buffer in (self._gram, inv):
+                buffer[i, :size] = buffer[last, :size]
+                buffer[:size, i] = buffer[:size, last]
             self._rows[i] = self._rows[last]
             self._rows_y[i] = self._rows_y[last]
             self.members[i] = self.members[last]
-        inv = self._inv
-        corner = inv[last, last]
-        column = inv[:last, last].copy()
-        inv[:last, :last] -= np.outer(column, column) / corner
         self.members.pop()
         return last
 
 
 class _Homotopy:
-    """LARS-lasso steps restricted to a working set (rows of ``XW``)."""
+    """LARS-lasso steps restricted to a working set (rows of ``XW``).
+
+    Signs and coefficients of the active genes live in preallocated buffers
+    (slots aligned with the active set's members).
+    """
 
     def __init__(self, XW: np.ndarray, y: np.ndarray, state: "_State",
                  position: np.ndarray) -> None:
         self.XW = XW
         self.y = y
         self.set = _ActiveSet(XW, y, [int(position[g]) for g in state.active])
-        self.signs = np.asarray(state.signs, dtype=float).copy()
+        k = len(self.set)
+        self._signs = np.zeros(y.size + 1)
+        self._coef = np.zeros(y.size + 1)
+        self._signs[:k] = state.signs
         self.level = float(state.level)
         self.is_active = np.zeros(XW.shape[0], dtype=bool)
         self.is_active[self.set.members] = True
@@ -223,9 +232,19 @@ class _Homotopy:
         self.steps = 0
         self.just_dropped = int(position[state.just_dropped]) if state.just_dropped >= 0 else -1
         self.just_added = -1
-        self.coef = self.exact_coef()
+        self.exact_coef()
         self.refresh_correlations()
         self.knots: List[Tuple[tuple, np.ndarray]] = []
+
+    @property
+    def signs(self) -> np.ndarray:
+        """Signs of the active genes (a view)."""
+        return self._signs[:len(self.set)]
+
+    @property
+    def coef(self) -> np.ndarray:
+        """Coefficients of the active genes (a view)."""
+        return self._coef[:len(self.set)]
 
     def extend(self, XW: np.ndarray) -> None:
         """Use an enlarged working set (new rows appended at the end)."""
@@ -260,12 +279,11 @@ class _Homotopy:
         """Working-set positions of the active genes."""
         return self.set.members
 
-    def exact_coef(self) -> np.ndarray:
-        """Coefficients solving the KKT equalities of the current active set."""
-        if not len(self.set):
-            return np.zeros(0)
-        self.set.refresh()
-        return self.set.solve(self.set.rows_y - self.level * self.signs)
+    def exact_coef(self) -> None:
+        """Set the coefficients solving the KKT equalities of the current active set."""
+        if len(self.set):
+            self.set.refresh()
+            self.coef[:] = self.set.solve(self.set.rows_y - self.level * self.signs)
 
     def residual(self) -> np.ndarray:
         """``y - X_A beta_A``."""
@@ -276,6 +294,43 @@ class _Homotopy:
         self.corr = self.XW @ self.residual()
 
     # -- the path ------------------------------------------------------------
+    def _entering(self, along: np.ndarray, numerator: np.ndarray, denominator: np.ndarray,
+                  blocked: np.ndarray) -> Tuple[int, int, float]:
+        """Side, working-set position and step length of the first gene to enter.
+
+        Row 0 of the candidate steps is ``c_j`` reaching ``+level``, row 1
+        ``c_j`` reaching ``-level``; the three buffers are ``(2, m)`` scratch.
+        """
+        np.multiply(_SIDES, self.corr, out=numerator)
+        np.subtract(self.level, numerator, out=numerator)
+        np.maximum(numerator, 0.0, out=numerator)
+        np.multiply(_SIDES, along, out=denominator)
+        np.subtract(1.0, denominator, out=denominator)
+        np.less_equal(denominator, 1e-12, out=blocked)
+        blocked |= self.excluded
+        np.divide(numerator, denominator, out=numerator)
+        np.copyto(numerator, np.inf, where=blocked)
+        if self.just_dropped >= 0:
+            numerator[:, self.just_dropped] = np.inf
+        side, enter = divmod(int(numerator.argmin()), numerator.shape[1])
+        return side, enter, float(numerator[side, enter])
+
+    def _leaving(self, direction: np.ndarray) -> Tuple[int, float]:
+        """Slot and step length of the first active coefficient to reach zero.
+
+        A coefficient leaves when it moves towards zero (direction against its
+        sign) and reaches it; round-off of the wrong sign counts as zero, so
+        the sign of ``direction`` decides.
+        """
+        signs = self.signs
+        toward = direction * signs
+        ratio = np.full(direction.size, np.inf)
+        np.divide(np.maximum(self.coef * signs, 0.0), -toward, out=ratio, where=toward < 0)
+        if self.just_added >= 0:
+            ratio[self.set.members.index(self.just_added)] = np.inf
+        leave = int(ratio.argmin())
+        return leave, float(ratio[leave])
+
     def descend(self, target: float, max_steps: int, genes: np.ndarray) -> None:
         """Follow the path down towards ``target`` for at most ``max_steps`` events.
 
@@ -286,77 +341,63 @@ class _Homotopy:
         m = self.XW.shape[0]
         self.knots = []
         residual = self.residual()
-        inf = np.inf
-        for _ in range(max_steps):
-            if self.level <= target:
-                break
-            self.steps += 1
-            if len(self.set):
-                direction = self.set.solve(self.signs)
-                u = self.set.rows.T @ direction
-                along = self.XW @ u
-            else:
-                direction = u = None
-                along = np.zeros(m)
-            level, corr = self.level, self.corr
-            # row 0: c_j reaches +level; row 1: c_j reaches -level
-            numerator = np.maximum(level - _SIDES * corr, 0.0)
-            denominator = 1.0 - _SIDES * along
-            gamma_in = np.divide(numerator, denominator, out=np.full((2, m), inf),
-                                 where=denominator > 1e-12)
-            gamma_in[:, self.excluded] = inf
-            if self.just_dropped >= 0:
-                gamma_in[:, self.just_dropped] = inf
-            flat = int(np.argmin(gamma_in))
-            side, enter = divmod(flat, m)
-            step_in = gamma_in[side, enter]
-            step_out, leave = inf, -1
-            if len(self.set):
-                # A coefficient leaves when it moves towards zero (direction
-                # against its sign) and reaches it; round-off of the wrong sign
-                # counts as zero, so the sign of ``direction`` decides.
-                ratio = np.divide(np.maximum(self.coef * self.signs, 0.0), -direction * self.signs,
-                                  out=np.full(direction.size, inf),
-                                  where=direction * self.signs < 0)
-                if self.just_added >= 0:
-                    ratio[self.set.members.index(self.just_added)] = inf
-                leave = int(np.argmin(ratio))
-                step_out = ratio[leave]
-            step_stop = level - target
-            step = min(step_in, step_out, step_stop)
-            if u is not None:
-                self.coef += step * direction
-                residual -= step * u
-            self.corr = corr - step * along
-            self.level = level - step
-            self.just_dropped, self.just_added = -1, -1
-            if step == step_stop:
-                self.level = target
-                break
-            if step == step_out:
-                gene = self.set.members[leave]
-                last = self.set.drop(leave)
-                self.signs[leave] = self.signs[last]
-                self.coef[leave] = self.coef[last]
-                self.signs, self.coef = self.signs[:last], self.coef[:last]
-                self.is_active[gene] = False
-                self.blocked[:] = False
-                self.excluded = self.is_active.copy()
-                self.just_dropped = gene
-            else:
-                sign = 1.0 if side == 0 else -1.0
-                if self.set.try_add(enter):
-                    self.just_added = enter
-                    self.is_active[enter] = True
-                    self.excluded[enter] = True
-                    self.signs = np.append(self.signs, sign)
-                    self.coef = np.append(self.coef, 0.0)
+        numerator, denominator = np.empty((2, m)), np.empty((2, m))
+        blocked = np.empty((2, m), dtype=bool)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for _ in range(max_steps):
+                if self.level <= target:
+                    break
+                self.steps += 1
+                if len(self.set):
+                    direction = self.set.solve(self.signs)
+                    u = self.set.rows.T @ direction
+                    along = self.XW @ u
                 else:
-                    self.blocked[enter] = True
-                    self.excluded[enter] = True
-            self.knots.append((self._point(), residual.copy()))
-        self.coef = self.exact_coef()
+                    direction = u = None
+                    along = np.zeros(m)
+                side, enter, step_in = self._entering(along, numerator, denominator, blocked)
+                step_out, leave = np.inf, -1
+                if u is not None:
+                    leave, step_out = self._leaving(direction)
+                step_stop = self.level - target
+                step = min(step_in, step_out, step_stop)
+                if u is not None:
+                    self.coef[:] += step * direction
+                    residual -= step * u
+                self.corr = self.corr - step * along
+                self.level -= step
+                self.just_dropped, self.just_added = -1, -1
+                if step == step_stop:
+                    self.level = target
+                    break
+                if step == step_out:
+                    self._drop(leave)
+                else:
+                    self._add(enter, 1.0 if side == 0 else -1.0)
+                self.knots.append((self._point(), residual.copy()))
+        self.exact_coef()
         self.refresh_correlations()
+
+    def _drop(self, slot: int) -> None:
+        gene = self.set.members[slot]
+        last = self.set.drop(slot)
+        self._signs[slot] = self._signs[last]
+        self._coef[slot] = self._coef[last]
+        self.is_active[gene] = False
+        self.blocked[:] = False
+        self.excluded = self.is_active.copy()
+        self.just_dropped = gene
+
+    def _add(self, position: int, sign: float) -> None:
+        k = len(self.set)
+        if self.set.try_add(position):
+            self.just_added = position
+            self.is_active[position] = True
+            self._signs[k] = sign
+            self._coef[k] = 0.0
+        else:
+            self.blocked[position] = True
+        self.excluded[position] = True
 
 
 class _WorkingSet:
@@ -475,11 +516,25 @@ def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
     inside = np.abs(path.corr)
     inside[path.is_active] = 0.0
     worst = max(float(outside.max()), float(inside.max(initial=0.0))) / level - 1.0
+    violators = np.flatnonzero(outside > level * (1.0 + kkt_tol))
     close = np.flatnonzero(outside > NEAR_FRACTION * level)
-    ranked = close[np.argsort(-outside[close], kind="stable")]
-    violators = ranked[outside[ranked] > level * (1.0 + kkt_tol)]
     limit = max(2 * path.y.size, 100)
-    return worst, violators[:limit], ranked[:NEAR_BOUNDARY]
+    return worst, _largest(outside, violators, limit), _largest(outside, close, NEAR_BOUNDARY)
+
+
+def _largest(values: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` candidates of largest value, largest first (ties: smaller index).
+
+    Same as sorting all candidates (stable, by decreasing value) and keeping
+    the first ``count``, but only the candidates at or above the
+    ``count``-th largest value are sorted. ``candidates`` must be increasing.
+    """
+    if candidates.size > count:
+        chosen = values[candidates]
+        cut = np.partition(chosen, candidates.size - count)[candidates.size - count]
+        candidates = candidates[chosen >= cut]
+    order = np.argsort(-values[candidates], kind="stable")
+    return candidates[order[:count]]
 
 
 def _resume_point(working: _WorkingSet, knots: List[Tuple[tuple, np.ndarray]],
