@@ -106,3 +106,29 @@ def test_zero_response_gives_empty_model():
     X, _ = _problem(7, 20, 30)
     path = lasso_grid_path(np.ascontiguousarray(X.T), np.zeros(20), GRID)
     assert not path.coefs.any()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_float32_screen_gives_the_float64_ranking(seed):
+    # tools.kkt_screen screens |x_j^T r| in float32 and recomputes in float64
+    # every gene that can matter: same genes, order and values as float64 on
+    # all genes (duplicated genes give ties; a float64 product of a gathered
+    # row may differ from the full product in the last bit).
+    from tools.kkt_screen import CorrelationScreen, largest_first
+
+    rng = np.random.default_rng(seed)
+    X, _ = _problem(seed, 60, 3000, structured=seed % 2 == 1)
+    XT = np.ascontiguousarray(X.T)
+    XT[10:20] = XT[0]
+    residual = rng.normal(size=60) * 10.0 ** rng.uniform(-6, 2)
+    exclude = rng.choice(3000, 200, replace=False)
+    exact = np.abs(XT @ residual)
+    exact[exclude] = 0.0
+    screen = CorrelationScreen(XT)
+    for fraction, count in ((0.5, 64), (0.5, 120), (0.9, 5), (0.0, 3000), (2.0, 10)):
+        floor = fraction * exact.max()
+        genes, values, top = screen.largest(residual, exclude, floor, count)
+        expected = largest_first(exact, np.flatnonzero(exact > floor), count)
+        np.testing.assert_array_equal(genes, expected)
+        np.testing.assert_allclose(values, exact[expected], rtol=1e-14, atol=0)
+        np.testing.assert_allclose(top, exact.max() if expected.size else floor, rtol=1e-14)

@@ -46,6 +46,8 @@ from scipy.linalg import cholesky
 from scipy.linalg.lapack import dtrtri
 from threadpoolctl import ThreadpoolController
 
+from tools.kkt_screen import CorrelationScreen
+
 logger = logging.getLogger(__name__)
 
 KKT_TOL = 1e-6            # relative tolerance of the certification
@@ -294,78 +296,70 @@ class _Homotopy:
         self.corr = self.XW @ self.residual()
 
     # -- the path ------------------------------------------------------------
-    def _entering(self, along: np.ndarray, numerator: np.ndarray, denominator: np.ndarray,
-                  blocked: np.ndarray) -> Tuple[int, int, float]:
-        """Side, working-set position and step length of the first gene to enter.
-
-        Row 0 of the candidate steps is ``c_j`` reaching ``+level``, row 1
-        ``c_j`` reaching ``-level``; the three buffers are ``(2, m)`` scratch.
-        """
-        np.multiply(_SIDES, self.corr, out=numerator)
-        np.subtract(self.level, numerator, out=numerator)
-        np.maximum(numerator, 0.0, out=numerator)
-        np.multiply(_SIDES, along, out=denominator)
-        np.subtract(1.0, denominator, out=denominator)
-        np.less_equal(denominator, 1e-12, out=blocked)
-        blocked |= self.excluded
-        np.divide(numerator, denominator, out=numerator)
-        np.copyto(numerator, np.inf, where=blocked)
-        if self.just_dropped >= 0:
-            numerator[:, self.just_dropped] = np.inf
-        side, enter = divmod(int(numerator.argmin()), numerator.shape[1])
-        return side, enter, float(numerator[side, enter])
-
-    def _leaving(self, direction: np.ndarray) -> Tuple[int, float]:
-        """Slot and step length of the first active coefficient to reach zero.
-
-        A coefficient leaves when it moves towards zero (direction against its
-        sign) and reaches it; round-off of the wrong sign counts as zero, so
-        the sign of ``direction`` decides.
-        """
-        signs = self.signs
-        toward = direction * signs
-        ratio = np.full(direction.size, np.inf)
-        np.divide(np.maximum(self.coef * signs, 0.0), -toward, out=ratio, where=toward < 0)
-        if self.just_added >= 0:
-            ratio[self.set.members.index(self.just_added)] = np.inf
-        leave = int(ratio.argmin())
-        return leave, float(ratio[leave])
-
     def descend(self, target: float, max_steps: int, genes: np.ndarray) -> None:
         """Follow the path down towards ``target`` for at most ``max_steps`` events.
 
         Every knot passed is recorded in ``knots`` with its residual, so a
         failed certification can resume from the latest knot that is still
-        valid for an enlarged working set.
+        valid for an enlarged working set. The loop works on the active set's
+        buffers directly and on preallocated scratch arrays (it runs thousands
+        of times per path, each step a few small products).
         """
         m = self.XW.shape[0]
         self.knots = []
         residual = self.residual()
-        numerator, denominator = np.empty((2, m)), np.empty((2, m))
+        members, inv, rows = self.set.members, self.set._inv, self.set._rows
+        # candidate steps: row 0 is c_j reaching +level, row 1 c_j reaching -level
+        steps, denominator = np.empty((2, m)), np.empty((2, m))
         blocked = np.empty((2, m), dtype=bool)
         with np.errstate(divide="ignore", invalid="ignore"):
             for _ in range(max_steps):
-                if self.level <= target:
+                level = self.level
+                if level <= target:
                     break
                 self.steps += 1
-                if len(self.set):
-                    direction = self.set.solve(self.signs)
-                    u = self.set.rows.T @ direction
+                k = len(members)
+                corr = self.corr
+                np.subtract(level, corr, out=steps[0])
+                np.add(level, corr, out=steps[1])
+                np.maximum(steps, 0.0, out=steps)
+                if k:
+                    signs, coef = self._signs[:k], self._coef[:k]
+                    direction = inv[:k, :k] @ signs
+                    u = direction @ rows[:k]
                     along = self.XW @ u
+                    np.subtract(1.0, along, out=denominator[0])
+                    np.add(1.0, along, out=denominator[1])
                 else:
-                    direction = u = None
-                    along = np.zeros(m)
-                side, enter, step_in = self._entering(along, numerator, denominator, blocked)
+                    along = None
+                    denominator.fill(1.0)
+                np.less_equal(denominator, 1e-12, out=blocked)
+                blocked |= self.excluded
+                np.divide(steps, denominator, out=steps)
+                np.copyto(steps, np.inf, where=blocked)
+                if self.just_dropped >= 0:
+                    steps[:, self.just_dropped] = np.inf
+                side, enter = divmod(int(steps.argmin()), m)
+                step_stop = level - target
+                step = min(float(steps[side, enter]), step_stop)
                 step_out, leave = np.inf, -1
-                if u is not None:
-                    leave, step_out = self._leaving(direction)
-                step_stop = self.level - target
-                step = min(step_in, step_out, step_stop)
-                if u is not None:
-                    self.coef[:] += step * direction
+                if k:
+                    # A coefficient leaves when it moves towards zero (direction
+                    # against its sign) and reaches it; round-off of the wrong
+                    # sign counts as zero, so the sign of ``direction`` decides.
+                    toward = direction * signs
+                    ratio = np.maximum(coef * signs, 0.0)
+                    np.divide(ratio, -toward, out=ratio)
+                    ratio[toward >= 0] = np.inf
+                    if self.just_added >= 0:
+                        ratio[members.index(self.just_added)] = np.inf
+                    leave = int(ratio.argmin())
+                    step_out = float(ratio[leave])
+                    step = min(step, step_out)
+                    coef += step * direction
                     residual -= step * u
-                self.corr = self.corr - step * along
-                self.level -= step
+                    corr -= step * along
+                self.level = level - step
                 self.just_dropped, self.just_added = -1, -1
                 if step == step_stop:
                     self.level = target
@@ -405,6 +399,7 @@ class _WorkingSet:
 
     def __init__(self, XT: np.ndarray, genes: np.ndarray) -> None:
         self.XT = XT
+        self.screen = CorrelationScreen(XT)
         self.genes = np.asarray(genes, dtype=int)
         self.position = np.full(XT.shape[0], -1, dtype=int)
         self.position[self.genes] = np.arange(self.genes.size)
@@ -503,7 +498,9 @@ def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
     Returns
     -------
     worst : float
-        Largest relative violation ``|x_j^T r| / level - 1`` over inactive genes.
+        Largest relative violation ``|x_j^T r| / level - 1`` over inactive genes
+        (exact when above ``NEAR_FRACTION - 1``; otherwise an upper bound below 0,
+        which is all the callers need).
     violators : numpy.ndarray
         Genes outside the working set that violate, most violating first
         (at most ``max(2 n, 100)``).
@@ -511,30 +508,16 @@ def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
         The outside genes closest to entering (added pre-emptively on success).
     """
     level = path.level
-    outside = np.abs(working.XT @ path.residual())
-    outside[working.genes] = 0.0
+    limit = max(2 * path.y.size, 100)
+    # the outside genes nearest to the boundary, ranked, with exact values
+    ranked, values, top = working.screen.largest(path.residual(), working.genes,
+                                                 NEAR_FRACTION * level,
+                                                 max(limit, NEAR_BOUNDARY))
     inside = np.abs(path.corr)
     inside[path.is_active] = 0.0
-    worst = max(float(outside.max()), float(inside.max(initial=0.0))) / level - 1.0
-    violators = np.flatnonzero(outside > level * (1.0 + kkt_tol))
-    close = np.flatnonzero(outside > NEAR_FRACTION * level)
-    limit = max(2 * path.y.size, 100)
-    return worst, _largest(outside, violators, limit), _largest(outside, close, NEAR_BOUNDARY)
-
-
-def _largest(values: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
-    """The ``count`` candidates of largest value, largest first (ties: smaller index).
-
-    Same as sorting all candidates (stable, by decreasing value) and keeping
-    the first ``count``, but only the candidates at or above the
-    ``count``-th largest value are sorted. ``candidates`` must be increasing.
-    """
-    if candidates.size > count:
-        chosen = values[candidates]
-        cut = np.partition(chosen, candidates.size - count)[candidates.size - count]
-        candidates = candidates[chosen >= cut]
-    order = np.argsort(-values[candidates], kind="stable")
-    return candidates[order[:count]]
+    worst = max(top, float(inside.max(initial=0.0))) / level - 1.0
+    violators = ranked[values > level * (1.0 + kkt_tol)]
+    return worst, violators[:limit], ranked[:NEAR_BOUNDARY]
 
 
 def _resume_point(working: _WorkingSet, knots: List[Tuple[tuple, np.ndarray]],
