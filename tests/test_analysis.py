@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -68,3 +69,26 @@ def test_round_floats_is_stable_and_refuses_nan():
         "a": [0.3333333333, 2.0], "b": 3}
     with pytest.raises(ValueError):
         round_floats(float("nan"))
+
+
+def test_lmm_threads_give_the_same_document():
+    # regress.py -j 1 gives each problem cores // jobs threads for its LMM
+    # fits (BLAS single-threaded): the bytes must not change.
+    from threadpoolctl import threadpool_limits
+
+    from tools.runner import threads_per_problem
+
+    rng = np.random.default_rng(2)
+    n, p = 60, 300
+    X = rng.normal(size=(n, p)) + np.repeat([[0.0], [3.0]], n // 2, axis=0)
+    y = X[:, :3] @ np.ones(3) + rng.normal(size=n)
+    data = ProblemData(Problem("T", "Age"), X, y, rng.uniform(20, 60, (n, 1)),
+                       [f"G{i}" for i in range(p)], ["Age"], ["G0", "G1"], ("GSE1",))
+    config = AnalysisConfig(batch_gap_numerator=0.0)
+    with threadpool_limits(1):
+        serial = analyze(data, config)
+        threaded = analyze(data, config, workers=3)
+    assert serial["analysis"]["model"] == "LMM"
+    assert json.dumps(serial) == json.dumps(threaded)
+    assert threads_per_problem(1, cores=2) == 2
+    assert threads_per_problem(2, cores=2) == threads_per_problem(4, cores=2) == 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -29,7 +30,7 @@ from tools.cross_validation import (FALLBACK_PENALTY, N_FOLDS, PENALTY_GRID, SEE
                                     cross_validate_lasso_grid, cross_validate_lmm, is_binary,
                                     make_folds)
 from tools.lasso import lasso_grid_path
-from tools.lmm import FDR_THRESHOLD, fit_lmm
+from tools.lmm import FDR_THRESHOLD, LMMFit, fit_lmm
 from tools.residualize import residualize
 from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
 from tools.standardize import standardize_rows, standardize_transposed
@@ -196,12 +197,24 @@ def _lasso_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.nd
                            "coefficients": [float(c) for c in covariates.coef]}}
 
 
-def _lmm_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndarray]
-                  ) -> Dict[str, Any]:
-    cv = cross_validate_lmm(data.X, data.y, data.Z, data.gene_names, data.reference, folds,
-                            config.fdr_threshold)
+def _final_lmm(data: ProblemData) -> LMMFit:
     X_std, _, _ = standardize_rows(data.X, np.arange(data.X.shape[0]))
-    fitted = fit_lmm(X_std, data.y, data.Z)
+    return fit_lmm(X_std, data.y, data.Z)
+
+
+def _lmm_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndarray],
+                  workers: int = 1) -> Dict[str, Any]:
+    if workers > 1:
+        # the final fit (the longest task) and the folds run side by side
+        with ThreadPoolExecutor(workers) as pool:
+            final = pool.submit(_final_lmm, data)
+            cv = cross_validate_lmm(data.X, data.y, data.Z, data.gene_names, data.reference,
+                                    folds, config.fdr_threshold, executor=pool)
+            fitted = final.result()
+    else:
+        cv = cross_validate_lmm(data.X, data.y, data.Z, data.gene_names, data.reference,
+                                folds, config.fdr_threshold)
+        fitted = _final_lmm(data)
     tests = fitted.tests
     hits = tests.significant(config.fdr_threshold)
     order = hits.indices
@@ -218,12 +231,22 @@ def _lmm_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndar
 
 
 def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
-            fingerprint: str = "") -> Dict[str, Any]:
-    """Run the analysis of a problem and return its result document."""
+            fingerprint: str = "", workers: int = 1) -> Dict[str, Any]:
+    """Run the analysis of a problem and return its result document.
+
+    ``workers > 1`` runs the LMM path's fold fits and final fit in that many
+    threads (call with single-threaded BLAS; each thread's arithmetic is
+    unchanged, so the document is the same bytes). The Lasso path's folds
+    depend on each other (each seeds the next one's working set) and stay
+    sequential.
+    """
     binary = is_binary(data.y)
     folds = make_folds(data.y, binary, config.n_folds, config.seed)
     batch = detect_batch_effect(data.X, config.batch_gap_numerator)
-    outcome = (_lmm_analysis if batch else _lasso_analysis)(data, config, folds)
+    if batch:
+        outcome = _lmm_analysis(data, config, folds, workers)
+    else:
+        outcome = _lasso_analysis(data, config, folds)
     covariates = dict(outcome["covariates"], names=list(data.covariate_names))
     analysis = {"engine": ENGINE, **outcome["model"], "batch_effect": batch,
                 "trait_type": "binary" if binary else "continuous",
@@ -306,11 +329,13 @@ def run_problem(problem: Problem, preprocess_root: Path, task_info: Mapping[str,
                 cache: CohortCache, index: Optional[LinkedTableIndex] = None,
                 cohort_info_cache: Optional[Dict[str, Any]] = None,
                 config: AnalysisConfig = AnalysisConfig(),
-                previous_fingerprint: Optional[str] = None) -> ProblemOutcome:
+                previous_fingerprint: Optional[str] = None,
+                workers: int = 1) -> ProblemOutcome:
     """Select, load and analyse one problem (errors are the caller's to isolate).
 
     Returns ``up-to-date`` without analysing when ``previous_fingerprint``
-    equals the fingerprint of the current inputs.
+    equals the fingerprint of the current inputs. ``workers``: see
+    :func:`analyze`.
     """
     root = Path(preprocess_root)
     index = index or LinkedTableIndex(root)
@@ -326,4 +351,4 @@ def run_problem(problem: Problem, preprocess_root: Path, task_info: Mapping[str,
     tables = [cache.load(path) for path in paths]
     data = problem_data(problem, selection, tables, task_info)
     return ProblemOutcome(str(problem), "done",
-                          document=analyze(data, config, fingerprint))
+                          document=analyze(data, config, fingerprint, workers))

@@ -14,6 +14,9 @@
   (:func:`tools.analysis.problem_fingerprint`).
 * Determinism: each problem runs with single-threaded BLAS, so the bytes of a
   result do not depend on ``jobs``, on the scheduler or on the order of work.
+  Local runs with fewer processes than cores give each problem
+  ``cores // jobs`` threads for its independent LMM fits
+  (:func:`threads_per_problem`); each thread's arithmetic is unchanged.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import concurrent.futures as cf
 import functools
 import logging
 import multiprocessing
+import os
 import time
 import uuid
 from collections import Counter
@@ -112,8 +116,22 @@ def _run_state(run_id: str, preprocess_root: str, task_info_path: str
     return load_task_info(task_info_path), LinkedTableIndex(preprocess_root), {}
 
 
+def threads_per_problem(jobs: int, cores: Optional[int] = None) -> int:
+    """Threads a problem may use when ``jobs`` local worker processes share the cores.
+
+    ``cores // jobs`` (at least 1): with ``-j 1`` on a 2-core machine, a
+    problem runs its LMM fold fits and final fit two at a time. BLAS stays
+    single-threaded in every case (multi-threaded BLAS changes the last bits
+    of some products, and results must not depend on ``-j``).
+    """
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+        cores = cores or os.cpu_count() or 1
+    return max(1, cores // max(1, jobs))
+
+
 def analyse_group(problem_texts: Sequence[str], settings: RunSettings,
-                  previous: Dict[str, Optional[str]]) -> List[ProblemOutcome]:
+                  previous: Dict[str, Optional[str]], workers: int = 1) -> List[ProblemOutcome]:
     """Analyse a group of problems in this process; never raises per problem.
 
     Parameters
@@ -123,6 +141,8 @@ def analyse_group(problem_texts: Sequence[str], settings: RunSettings,
     settings : RunSettings
     previous : dict
         Fingerprint of each problem's existing result (None when absent).
+    workers : int
+        Threads per problem (:func:`tools.analysis.analyze`); same results.
     """
     outcomes = []
     try:
@@ -137,7 +157,7 @@ def analyse_group(problem_texts: Sequence[str], settings: RunSettings,
             try:
                 outcome = run_problem(parse_problem(text), Path(settings.preprocess_root),
                                       task_info, cache, index, info_cache, settings.config,
-                                      None if settings.force else previous.get(text))
+                                      None if settings.force else previous.get(text), workers)
             except Exception as exc:  # noqa: BLE001 - isolate every failure
                 logger.debug("problem %s failed", text, exc_info=True)
                 outcome = ProblemOutcome(text, "failed", f"{type(exc).__name__}: {exc}")
@@ -188,14 +208,16 @@ def _settle(outcome: ProblemOutcome, settings: RunSettings) -> None:
 
 def _submit_local(groups: List[List[str]], settings: RunSettings,
                   previous: Dict[str, Optional[str]], jobs: int):
+    workers = threads_per_problem(jobs)
     if jobs <= 1:
         for group in groups:
-            yield group, analyse_group(group, settings, previous)
+            yield group, analyse_group(group, settings, previous, workers)
         return
     context = multiprocessing.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = {pool.submit(analyse_group, group, settings,
-                               {p: previous[p] for p in group}): group for group in groups}
+                               {p: previous[p] for p in group}, workers): group
+                   for group in groups}
         for future in cf.as_completed(futures):
             yield futures[future], _group_result(future.result, futures[future])
 
