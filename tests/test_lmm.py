@@ -146,3 +146,33 @@ def test_fdr_selection_without_every_p_value_is_exact(seed):
         np.testing.assert_array_equal(fast.indices, order)
         np.testing.assert_array_equal(fast.p_value, p[order])
         np.testing.assert_array_equal(fast.corrected_p_value, corrected[order])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_gls_screen_keeps_every_gene_that_can_pass(seed):
+    # tools.gls bounds each gene's |t| from the kinship's spikes and tests only
+    # the genes that can reach p < q: every gene the full computation puts
+    # above the cut-off must be kept, and the FDR selection must not change.
+    from scipy import special
+
+    from tools.gls import screen
+
+    rng = np.random.default_rng(seed)
+    n, p = (90, 3000) if seed % 2 else (120, 2000)
+    X = rng.normal(size=(n, 8)) @ rng.normal(size=(8, p)) + rng.normal(size=(n, p))
+    X[: n // 2] += seed % 3
+    X_std = Standardizer.fit(X).transform(X)
+    y = X_std[:, :4] @ np.array([0.5, -0.5, 0.4, 0.3]) + rng.normal(size=n)
+    Z = rng.normal(size=(n, 1)) if seed >= 2 else None
+    for dtype in (np.float64, np.float32):
+        fit = fit_lmm(X_std.astype(dtype), y, Z)
+        tests = fit.tests
+        for q in (0.05, 0.3):
+            candidates = screen(tests.model, *tests._eigen, tests._X, q)
+            assert candidates is not None and candidates.size < p // 2
+            cut = -special.stdtrit(tests.df, q / 2)
+            assert set(np.flatnonzero(np.abs(tests.t_stat) > cut)) <= set(candidates.tolist())
+            fresh = fit_lmm(X_std.astype(dtype), y, Z).tests.significant(q)
+            full = tests.significant(q)                   # full arrays are cached by now
+            np.testing.assert_array_equal(fresh.indices, full.indices)
+            np.testing.assert_allclose(fresh.p_value, full.p_value, rtol=1e-5)

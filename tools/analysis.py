@@ -219,8 +219,8 @@ def _lmm_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndar
     hits = tests.significant(config.fdr_threshold)
     order = hits.indices
     genes = {"Variable": [data.gene_names[i] for i in order],
-             "Coefficient": [float(tests.coef[i]) for i in order],
-             "Absolute Coefficient": [float(abs(tests.coef[i])) for i in order],
+             "Coefficient": [float(c) for c in hits.coef],
+             "Absolute Coefficient": [float(abs(c)) for c in hits.coef],
              "p_value": [float(p) for p in hits.p_value],
              "corrected_p_value": [float(p) for p in hits.corrected_p_value]}
     return {"genes": genes, "cv": {"prediction": cv.prediction, "selection": cv.selection},

@@ -14,6 +14,7 @@ corrected p-values are bit for bit those of the full computation
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 from scipy import special
@@ -60,28 +61,38 @@ class Significant:
     ----------
     indices : numpy.ndarray
         Gene indices (ranked by corrected p, then |coef|, then index).
-    p_value, corrected_p_value : numpy.ndarray
-        Their p-values and Benjamini-Hochberg corrected p-values.
+    coef, p_value, corrected_p_value : numpy.ndarray
+        Their coefficients, p-values and Benjamini-Hochberg corrected p-values.
     """
 
     indices: np.ndarray
+    coef: np.ndarray
     p_value: np.ndarray
     corrected_p_value: np.ndarray
 
 
 def significant_genes(coef: np.ndarray, t_stat: np.ndarray, valid: np.ndarray, df: int,
-                      threshold: float) -> Significant:
+                      threshold: float, genes: Optional[np.ndarray] = None,
+                      m: Optional[int] = None) -> Significant:
     """Genes with BH-corrected p below ``threshold``, computing only the p-values needed.
 
     Same result as ``benjamini_hochberg(two_sided_p(t_stat, valid, df))``
     followed by :func:`rank_significant` (see the module docstring).
+
+    ``genes`` (increasing) and ``m`` allow passing only some of ``m`` tests:
+    those that can have ``p < threshold``; the others are then known to have
+    ``p >= threshold`` and play no part.
     """
-    m = np.size(t_stat)
+    m_given = np.size(t_stat)
+    genes = np.arange(m_given) if genes is None else np.asarray(genes)
+    m = m_given if m is None else int(m)
     if not 0.0 < threshold < 1.0 or df <= 0 or m == 0:
+        if m != m_given:
+            raise ValueError("a threshold outside (0, 1) needs every test")
         p = two_sided_p(t_stat, valid, df)
         corrected = benjamini_hochberg(p)
         order = rank_significant(coef, corrected, threshold)
-        return Significant(order, p[order], corrected[order])
+        return Significant(genes[order], coef[order], p[order], corrected[order])
     cut = -special.stdtrit(df, threshold / 2.0) * (1.0 - T_CUT_MARGIN)
     candidates = np.flatnonzero(valid & (np.abs(t_stat) > cut))
     p = 2.0 * special.stdtr(df, -np.abs(t_stat[candidates]))
@@ -92,4 +103,5 @@ def significant_genes(coef: np.ndarray, t_stat: np.ndarray, valid: np.ndarray, d
     corrected = np.empty(candidates.size)
     corrected[order] = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
     ranked = rank_significant(coef[candidates], corrected, threshold)
-    return Significant(candidates[ranked], p[ranked], corrected[ranked])
+    chosen = candidates[ranked]
+    return Significant(genes[chosen], coef[chosen], p[ranked], corrected[ranked])

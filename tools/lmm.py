@@ -24,16 +24,14 @@ training samples.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
 import numpy as np
-from scipy import linalg, optimize
-from scipy.linalg import blas
+from scipy import optimize
 
-from tools.fdr import (Significant, benjamini_hochberg, rank_significant,  # noqa: F401
-                       significant_genes, two_sided_p)
+from tools.fdr import benjamini_hochberg, rank_significant  # noqa: F401 (re-exported)
+from tools.gls import GeneTests, whitened
 
 LOG_DELTA_BOUNDS = (-5.0, 5.0)
 N_GRID = 100
@@ -126,101 +124,15 @@ def fit_delta(eigen_values: np.ndarray, Cr: np.ndarray, yr: np.ndarray,
     return float(np.exp(chosen))
 
 
-class GeneTests:
-    """Per-gene GLS results; p-values are computed when first asked for.
-
-    Attributes
-    ----------
-    coef, std_err, t_stat : numpy.ndarray
-        One entry per gene.
-    valid : numpy.ndarray
-        Genes with a non-degenerate GLS variance (the others have p = 1).
-    df : int
-        Degrees of freedom of the t tests (``n - c - 1``).
-    """
-
-    def __init__(self, coef: np.ndarray, std_err: np.ndarray, t_stat: np.ndarray,
-                 valid: np.ndarray, df: int) -> None:
-        self.coef = coef
-        self.std_err = std_err
-        self.t_stat = t_stat
-        self.valid = valid
-        self.df = df
-
-    @functools.cached_property
-    def p_value(self) -> np.ndarray:
-        """Two-sided p-value of every gene."""
-        return two_sided_p(self.t_stat, self.valid, self.df)
-
-    @functools.cached_property
-    def corrected_p_value(self) -> np.ndarray:
-        """Benjamini-Hochberg corrected p-value of every gene."""
-        return benjamini_hochberg(self.p_value)
-
-    def significant(self, threshold: float = FDR_THRESHOLD) -> Significant:
-        """Genes with corrected p below ``threshold``, best first, with their p-values.
-
-        Only the p-values that can pass are computed (:mod:`tools.fdr`), unless
-        every p-value has been asked for already.
-        """
-        if "corrected_p_value" in self.__dict__:
-            order = rank_significant(self.coef, self.corrected_p_value, threshold)
-            return Significant(order, self.p_value[order], self.corrected_p_value[order])
-        return significant_genes(self.coef, self.t_stat, self.valid, self.df, threshold)
-
-
-def whiten(chol: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """``L^-1 X`` for a lower-triangular ``L``, in the precision of ``X`` (``X`` is kept).
-
-    One BLAS triangular solve (``trsm``) on the transposed layout:
-    ``X^T L^-T`` is ``(L^-1 X)^T``.
-    """
-    trsm = blas.strsm if X.dtype == np.float32 else blas.dtrsm
-    return trsm(1.0, chol.astype(X.dtype), X.T, side=1, lower=1, trans_a=1).T
-
-
 def gene_tests(eigen: KinshipEigen, X_std: np.ndarray, y: np.ndarray, C: np.ndarray,
                delta: float) -> GeneTests:
-    """GLS test of every gene (with the covariates ``C``), all genes at once.
+    """GLS tests of every gene (with the covariates ``C``) at ``delta`` (:mod:`tools.gls`).
 
-    With ``V = U diag(lam + delta) U^T = L L^T`` (Cholesky), whitening by
-    ``L^-1`` makes the covariance the identity: every gene's ``x'V^-1 x`` is
-    the column sum of squares of ``L^-1 X``, and ``x'V^-1 y``, ``x'V^-1 C``
-    come from one product of that same matrix, so the genes are transformed
-    once (a triangular solve: half the flops of a rotation by ``U^T``)
-    and no other ``n x p`` matrix is formed. The products with the genes run
-    in the precision of ``X_std`` (float64, or float32 for the
-    cross-validation folds); everything else in float64.
+    The products with the genes run in the precision of ``X_std`` (float64,
+    or float32 for the cross-validation folds); everything else in float64.
     """
-    n, c = C.shape
-    low = X_std.dtype
-    U = eigen.vectors
-    chol = linalg.cholesky((U * (eigen.values + delta)) @ U.T, lower=True)
-    Xw = whiten(chol, X_std)                                     # L^-1 X, (n, p)
-    yw = linalg.solve_triangular(chol, y, lower=True)            # L^-1 y
-    Cw = linalg.solve_triangular(chol, C, lower=True)            # L^-1 C
-    gram_inv = np.linalg.inv(Cw.T @ Cw)
-    # one pass over the whitened genes for x'Wy and x'WC, one for x'Wx
-    both = (np.column_stack([yw, Cw]).T.astype(low) @ Xw).astype(float)
-    xy_raw, cross_c = both[0], both[1:]                          # (p,), (c, p)
-    c_y = Cw.T @ yw                                              # (c,)
-    raw_xx = np.einsum("ij,ij->j", Xw, Xw).astype(float)
-    xx = raw_xx - np.einsum("cp,cp->p", cross_c, gram_inv @ cross_c)
-    xy = xy_raw - cross_c.T @ (gram_inv @ c_y)
-    yy = float(yw @ yw - c_y @ gram_inv @ c_y)
-    df = n - c - 1
-    valid = xx > 1e-10 * np.maximum(raw_xx, 1e-300)
-    coef = np.where(valid, xy / np.where(valid, xx, 1.0), 0.0)
-    rss = np.maximum(yy - coef * xy, 0.0)
-    if df > 0:
-        sigma2 = rss / df
-        std_err = np.sqrt(sigma2 / np.where(valid, xx, 1.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_stat = np.where(valid & (std_err > 0), coef / std_err, 0.0)
-    else:
-        std_err = np.full(coef.shape, np.inf)
-        t_stat = np.zeros_like(coef)
-    return GeneTests(coef, std_err, t_stat, valid, df)
+    model = whitened(eigen.values, eigen.vectors, delta, np.asarray(y, dtype=float), C)
+    return GeneTests(model, X_std, eigen.values, eigen.vectors, delta)
 
 
 def design(Z: Optional[np.ndarray], n: int) -> np.ndarray:
