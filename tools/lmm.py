@@ -11,11 +11,12 @@ residual to genetic variance. Following FaST-LMM (Lippert et al. 2011):
 1. one eigendecomposition ``K = U diag(lam) U^T`` per fit;
 2. ``delta`` maximises the null-model likelihood (no gene): a grid over
    ``ln delta`` in ``[-5, 5]`` refined by a bounded 1-D optimizer;
-3. every gene is tested at once in the rotated space, where the covariance is
-   diagonal: generalized least squares with the covariates partialled out,
-   a t statistic with ``n - c - 1`` degrees of freedom;
+3. every gene is tested by generalized least squares in the whitened space
+   (:mod:`tools.gls`), with the covariates partialled out, a t statistic with
+   ``n - c - 1`` degrees of freedom;
 4. p-values are corrected by Benjamini-Hochberg; the selected genes are those
-   with corrected p below the threshold, ranked by corrected p.
+   with corrected p below the threshold, ranked by corrected p
+   (:mod:`tools.fdr`; only the genes that can pass are tested in full).
 
 Predictions for new samples are the BLUP: the null model's fixed effects plus
 the best linear unbiased predictor of ``g`` from the kinship between new and
@@ -170,9 +171,9 @@ def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) ->
     """Fit the LMM on standardized genes, response and covariates.
 
     ``X_std`` may be float32 (used by the cross-validation folds, whose p-values
-    only decide which genes pass the FDR threshold): its two large products
-    (kinship and rotation) then run in single precision, halving their cost;
-    the reported final fit is float64.
+    only decide which genes pass the FDR threshold): its large products
+    (kinship, screen, whitening) then run in single precision, halving their
+    cost; the reported final fit is float64.
     """
     X_std = np.asarray(X_std)
     if X_std.dtype not in (np.float32, np.float64):
