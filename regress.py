@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="only these problems, e.g. 'Asthma|None' 'Asthma|Age' "
                              "'Asthma|Obesity' (None = unconditional)")
     parser.add_argument("-j", "--jobs", type=int, default=1,
-                        help="local worker processes (each uses one core; default: 1)")
+                        help="local worker processes (default: 1); with fewer processes "
+                             "than cores, a problem's LMM fits use cores // jobs threads")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run on a Dask distributed cluster at this scheduler address "
                              "(e.g. tcp://host:8786); workers must see the same preprocess "
