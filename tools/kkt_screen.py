@@ -8,10 +8,13 @@ first done on a float32 copy of the genes (a third of the time of the float64
 product here). Its error is rigorously bounded: with ``u = 2^-24``, each
 value is within ``B = 2 (n + 3) u max_j ||x_j|| ||r||`` of the exact one
 (rounding of both operands and of an ``n``-term sum, with a factor 2 to
-spare). Every gene that can be among the ``count`` largest exact values above
-the floor (within ``2 B`` of the cut-offs) is then recomputed in float64, so
-the returned genes, order and values are those of the float64 product over
-all genes. Data too large or too small for float32 use float64 throughout.
+spare), plus ``n 2^-149 (max_j ||x_j|| + max |r| + 2)`` for values in the
+subnormal range. Every gene that can be among the ``count`` largest exact
+values above the floor (within ``2 B`` of the cut-offs) is then recomputed in
+float64, so the returned genes, order and values are those of the float64
+product over all genes (up to the last bit of a float64 product, which may
+differ between a gathered row and the full matrix). Data whose products
+could overflow float32 use float64 throughout.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from typing import Tuple
 import numpy as np
 
 UNIT_ROUNDOFF_32 = 2.0 ** -24
+SMALLEST_32 = 2.0 ** -149          # smallest subnormal float32
 SAFETY = 2.0
-FLOAT32_RANGE = (1e-30, 1e30)     # norms within which float32 keeps its precision
+FLOAT32_LIMIT = 1e30               # operands and products stay far below float32's max
 
 
 def largest_first(values: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
@@ -55,12 +59,13 @@ class CorrelationScreen:
         self.XT32 = XT.astype(np.float32) if p else None
         row_norm = 0.0
         if self.XT32 is not None:
-            row_norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", self.XT32, self.XT32))))
-        low, high = FLOAT32_RANGE
-        if not (np.isfinite(row_norm) and row_norm < high):
+            # from float32 sums: within ~1e-5 of the exact norm, hence the 1.001
+            row_norm = 1.001 * float(np.sqrt(np.max(np.einsum("ij,ij->i", self.XT32,
+                                                               self.XT32))))
+        if not (np.isfinite(row_norm) and 0.0 < row_norm < FLOAT32_LIMIT):
             self.XT32 = None
-        # row norms from float32 sums are within ~1e-5 of the exact ones
-        self.error = SAFETY * (n + 3) * UNIT_ROUNDOFF_32 * row_norm * 1.001
+        self.n = n
+        self.row_norm = row_norm
 
     def largest(self, residual: np.ndarray, exclude: np.ndarray, floor: float, count: int
                 ) -> Tuple[np.ndarray, np.ndarray, float]:
@@ -88,13 +93,16 @@ class CorrelationScreen:
             ``floor``; otherwise ``floor`` (an upper bound).
         """
         r_norm = float(np.sqrt(residual @ residual))
-        low, high = FLOAT32_RANGE
-        if self.XT32 is None or not low < float(np.max(np.abs(residual), initial=0.0)) < high:
+        r_max = float(np.max(np.abs(residual), initial=0.0))
+        if (self.XT32 is None or not np.isfinite(r_norm) or r_max >= FLOAT32_LIMIT
+                or self.row_norm * r_norm >= FLOAT32_LIMIT):
             values = np.abs(self.XT @ residual)
             values[exclude] = 0.0
             genes = largest_first(values, np.flatnonzero(values > floor), count)
             return genes, values[genes], float(values[genes[0]]) if genes.size else floor
-        bound = self.error * r_norm
+        n = self.n
+        bound = SAFETY * ((n + 3) * UNIT_ROUNDOFF_32 * self.row_norm * r_norm
+                          + n * SMALLEST_32 * (self.row_norm + r_max + 2.0))
         approx = np.abs(self.XT32 @ residual.astype(np.float32)).astype(np.float64)
         approx[exclude] = -np.inf                  # never a candidate, whatever the floor
         candidates = np.flatnonzero(approx > floor - bound)
