@@ -258,7 +258,7 @@ def part_full_set(jobs: int, n_genes: int, workdir: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problems", type=int, default=5, help="full-size problems to time")
-    parser.add_argument("--repeats", type=int, default=2, help="runs per problem (best kept)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per problem (best kept)")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
     parser.add_argument("--skip-full-set", action="store_true", help="skip part 3")
     parser.add_argument("--full-set-only", action="store_true", help="only part 3")
