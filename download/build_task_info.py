@@ -2,10 +2,11 @@
 
 Examples::
 
-    # local copy of the release (folder of part-*.json files)
+    # local copy of the release (folder of part-*.parquet or part-*.json files)
     python download/build_task_info.py --associations ~/ot/associationByOverallDirect
     # files by URL (cached in the download state folder, resumable)
     python download/build_task_info.py --associations https://host/path/part-00000.json
+    python download/build_task_info.py --associations https://host/path/part-00000.parquet
     # check the trait -> disease table against the release's disease index
     python download/build_task_info.py --diseases ~/ot/diseases --check
 """
@@ -24,6 +25,7 @@ from download.opentargets import (MIN_SCORE, TRAIT_DISEASES, association_files,
                                   build_related_genes, check_table, merge_related_genes,
                                   read_disease_index, read_trait_diseases)
 from download.pairs import PAPER_THRESHOLD, PairRules, build_task_info
+from download.parquet_rows import PARQUET_SUFFIX, verify_parquet
 from tools.symbols import ENSEMBL_MAP_NAME, companion_map_path, load_gene_map
 from utils.errors import InputFileError
 from utils.io import atomic_write_json
@@ -35,13 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     """Argument parser of the task-info builder."""
     parser = argparse.ArgumentParser(
         description="Fill each trait's related_genes from Open Targets "
-                    "associationByOverallDirect (JSON lines; score > --min-score, strongest "
-                    "first, Ensembl -> symbol via the synonym build, normalized, "
-                    "de-duplicated), then recompute the conditions with the pair rules, "
-                    "and write task_info.json.")
+                    "associationByOverallDirect (parquet or JSON lines; score > "
+                    "--min-score, strongest first, Ensembl -> symbol via the synonym build, "
+                    "normalized, de-duplicated), then recompute the conditions with the "
+                    "pair rules, and write task_info.json.")
     parser.add_argument("--associations", nargs="+", metavar="PATH_OR_URL",
-                        help="release folder(s) or file(s) of associationByOverallDirect in "
-                             "JSON lines (plain or .gz), or http(s) URLs of such files")
+                        help="release folder(s) or file(s) of associationByOverallDirect "
+                             "(parquet part files, or JSON lines plain or .gz), or http(s) "
+                             "URLs of such files")
     parser.add_argument("--table", default=str(TRAIT_DISEASES), metavar="TSV",
                         help="trait -> disease id table (default: download/trait_diseases.tsv)")
     parser.add_argument("--traits", nargs="+", metavar="TRAIT",
@@ -61,8 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output", metavar="PATH", default=None,
                         help="write here instead of over --task-info")
     parser.add_argument("--diseases", nargs="+", metavar="PATH",
-                        help="the release's 'diseases' JSON lines (folder or files), used "
-                             "by --check")
+                        help="the release's 'diseases' dataset (folder or files, parquet "
+                             "or JSON lines), used by --check")
     parser.add_argument("--check", action="store_true",
                         help="with --diseases: report table ids missing from the release, "
                              "differing names and suggestions for unresolved traits; "
@@ -84,8 +87,10 @@ def local_files(sources: Sequence[str], args: argparse.Namespace,
             name = source.rstrip("/").rsplit("/", 1)[-1] or "associations.json"
             target = cache / name
             if args.force or not target.is_file():
+                # a parquet file is framed by magic bytes: a truncated body is retried
+                verify = verify_parquet if name.endswith(PARQUET_SUFFIX) else None
                 result = http.fetch(source, cache / ".partial", name, item=f"Open Targets {name}",
-                                    progress=not args.no_progress)
+                                    verify=verify, progress=not args.no_progress)
                 install_file(result.path, target)
             files.extend(association_files(target))
         else:
@@ -123,11 +128,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         synonyms = load_gene_map(paths.gene_synonyms)
         files = local_files(args.associations, args, paths)
         existing = load_task_info(paths.task_info) if paths.task_info.is_file() else {}
+        related = build_related_genes(files, table, ensembl, synonyms, args.min_score,
+                                      progress=not args.no_progress)
     except (InputFileError, OSError, DownloadError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    related = build_related_genes(files, table, ensembl, synonyms, args.min_score,
-                                  progress=not args.no_progress)
     task_info = merge_related_genes(existing, related)
     if not args.keep_conditions:
         rules = PairRules(threshold=args.threshold, inclusive=not args.strict)

@@ -1,10 +1,19 @@
 """Known related genes of each trait from Open Targets (SPEC 8.4).
 
-Input: the ``associationByOverallDirect`` release files in JSON-lines form (one
-``{"diseaseId": ..., "targetId": ..., "score": ...}`` object per line; plain or
-gzipped; a folder of ``part-*.json`` files or single files). Parquet files are
-refused with a clear message: reading them would need a parquet library that
-is not a dependency of the project.
+Input: the ``associationByOverallDirect`` release files, as a folder of part
+files or single files, in either format Open Targets has published:
+
+* parquet (``part-*.parquet``, the format of recent releases), read with
+  fastparquet one row group at a time and only the ``diseaseId``, ``targetId``
+  and ``score`` columns, filtered to the wanted disease ids as it goes, so memory
+  stays bounded by one row group (:mod:`download.parquet_rows`);
+* JSON lines (one ``{"diseaseId": ..., "targetId": ..., "score": ...}`` object
+  per line, ``part-*.json``, plain or gzipped).
+
+A folder holds one format (mixed or empty folders are refused, naming the
+folder); names starting with ``.`` or ``_`` (``_SUCCESS``, checksum files) are
+skipped, as Spark does. Both formats give the same rows, hence the same
+result. The release's ``diseases`` index (for ``--check``) is read the same way.
 
 For each trait of the committed table ``download/trait_diseases.tsv``:
 
@@ -23,10 +32,14 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional,
+                    Sequence, Set, Tuple, TypeVar)
 
+import numpy as np
+import pandas as pd
 from tqdm.auto import tqdm
 
+from download.parquet_rows import PARQUET_SUFFIX, is_parquet, iter_row_groups
 from download.tables import read_table
 from tools.symbols import normalize_symbols
 from utils.errors import InputFileError
@@ -38,6 +51,15 @@ TRAIT_DISEASES = Path(__file__).resolve().parent / "trait_diseases.tsv"
 MIN_SCORE = 0.2
 _COLUMNS = ("trait", "disease_ids", "search_name", "source")
 _JSON_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
+_ASSOCIATION_FIELDS = ("diseaseId", "targetId", "score")
+_DISEASE_FIELDS = ("id", "name")
+# fastparquet flattens a struct column into dotted names; a parquet file written
+# from pandas (e.g. by fastparquet) holds the whole struct JSON-encoded instead
+_FLAT_EXACT_SYNONYMS = "synonyms.hasExactSynonym"
+_SYNONYM_STRUCT = "synonyms"
+Association = Tuple[str, str, float]
+DiseaseEntry = Tuple[str, Tuple[str, ...]]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -69,55 +91,136 @@ def read_trait_diseases(path: PathLike = TRAIT_DISEASES) -> List[TraitDiseases]:
 
 
 def association_files(source: PathLike) -> List[Path]:
-    """The JSON-lines files of a release folder (sorted), or ``[source]`` for a file.
+    """The part files of a release folder (sorted), or ``[source]`` for a file.
+
+    Used for ``associationByOverallDirect`` and for the ``diseases`` index alike.
 
     Raises
     ------
     InputFileError
-        For parquet input, a missing path, or a folder without JSON-lines files.
+        For a missing path, or a folder without part files or mixing formats.
     """
     path = Path(source)
     if not path.exists():
         raise InputFileError(path, "association file or folder not found")
-    if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file()
-                       and p.name.endswith(_JSON_SUFFIXES))
-        if not files:
-            hint = (" (parquet files found: use the JSON release instead)"
-                    if any(path.glob("*.parquet")) else "")
-            raise InputFileError(path, "no JSON-lines association files (*.json, *.jsonl, "
-                                 "optionally .gz)" + hint)
-        return files
-    if path.name.endswith(".parquet"):
-        raise InputFileError(path, "parquet is not supported (no parquet reader is a "
-                             "dependency); download the JSON release files instead")
-    return [path]
+    return release_parts(path) if path.is_dir() else [path]
 
 
-def iter_associations(files: Sequence[PathLike], wanted: Optional[Iterable[str]] = None,
-                      progress: bool = True) -> Iterator[Tuple[str, str, float]]:
-    """``(diseaseId, targetId, score)`` of every line, optionally only for ``wanted`` ids.
+def release_parts(folder: Path) -> List[Path]:
+    """The JSON-lines or the parquet part files of a folder, sorted by name.
+
+    Names starting with ``.`` or ``_`` (``_SUCCESS``, ``.crc`` files) are skipped.
 
     Raises
     ------
     InputFileError
-        On a line that is not a JSON object with those three fields (file and line named).
+        Naming the folder, when it holds no part file or both formats.
+    """
+    names = sorted(p for p in folder.iterdir()
+                   if p.is_file() and not p.name.startswith((".", "_")))
+    json_parts = [p for p in names if p.name.endswith(_JSON_SUFFIXES)]
+    parquet_parts = [p for p in names if p.name.endswith(PARQUET_SUFFIX)]
+    if json_parts and parquet_parts:
+        raise InputFileError(folder, f"mixes {len(json_parts)} JSON-lines and "
+                             f"{len(parquet_parts)} parquet part files; keep one format "
+                             "per folder")
+    if not json_parts and not parquet_parts:
+        raise InputFileError(folder, "no part files (*.parquet, or JSON lines: *.json, "
+                             "*.jsonl, optionally .gz)")
+    return json_parts or parquet_parts
+
+
+def _json_records(path: PathLike, parse: Callable[[Any], T], expected: str) -> Iterator[T]:
+    """``parse(object)`` of every non-blank line of a JSON-lines file.
+
+    Raises
+    ------
+    InputFileError
+        Naming the file and line, when a line does not parse or ``parse`` fails.
+    """
+    with open_text(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = parse(json.loads(line))
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise InputFileError(path, f"expected {expected} ({exc})",
+                                     line=number) from exc
+            yield record
+
+
+def _association_of(row: Any) -> Association:
+    """``(diseaseId, targetId, score)`` of one parsed JSON association."""
+    return str(row["diseaseId"]), str(row["targetId"]), float(row["score"])
+
+
+def _json_associations(path: PathLike, keep: Optional[Set[str]]) -> Iterator[Association]:
+    """Associations of a JSON-lines file, only of the ``keep`` diseases when given."""
+    for association in _json_records(path, _association_of, "a JSON object with "
+                                     "diseaseId, targetId and score"):
+        if keep is None or association[0] in keep:
+            yield association
+
+
+def _require_values(path: PathLike, group: int, frame: pd.DataFrame) -> None:
+    """Refuse a row group with a null in one of its columns (first such row named).
+
+    Raises
+    ------
+    InputFileError
+    """
+    missing = frame.isna().to_numpy()
+    if missing.any():
+        row, column = np.argwhere(missing)[0]
+        raise InputFileError(path, f"row group {group}, row {row}: "
+                             f"{frame.columns[column]} is missing")
+
+
+def _numbers(path: PathLike, group: int, values: pd.Series) -> List[float]:
+    """A score column as Python floats.
+
+    Raises
+    ------
+    InputFileError
+        When a value is not a number.
+    """
+    try:
+        return np.asarray(values, dtype=float).tolist()
+    except (ValueError, TypeError) as exc:
+        raise InputFileError(path, f"row group {group}: score is not numeric "
+                             f"({exc})") from exc
+
+
+def _parquet_associations(path: PathLike, keep: Optional[Set[str]]) -> Iterator[Association]:
+    """Associations of a parquet file, filtered row group by row group."""
+    for group, frame in enumerate(iter_row_groups(path, _ASSOCIATION_FIELDS)):
+        _require_values(path, group, frame)
+        if keep is not None:
+            frame = frame[frame["diseaseId"].isin(keep)]
+        scores = _numbers(path, group, frame["score"])
+        yield from zip(map(str, frame["diseaseId"].tolist()),
+                       map(str, frame["targetId"].tolist()), scores)
+
+
+def iter_associations(files: Sequence[PathLike], wanted: Optional[Iterable[str]] = None,
+                      progress: bool = True) -> Iterator[Association]:
+    """``(diseaseId, targetId, score)`` of every row, optionally only for ``wanted`` ids.
+
+    Each file is read as parquet or as JSON lines (see :func:`is_parquet`); rows
+    come in file order, then line or row order.
+
+    Raises
+    ------
+    InputFileError
+        On a line that is not a JSON object with those three fields (file and
+        line named), or an unreadable parquet file, a missing column or a null
+        value (file and row group named).
     """
     keep = set(wanted) if wanted is not None else None
     for path in tqdm(files, desc="associations", unit="file", disable=not progress):
-        with open_text(path) as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    disease, target, score = row["diseaseId"], row["targetId"], row["score"]
-                    score = float(score)
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise InputFileError(path, "expected a JSON object with diseaseId, "
-                                         f"targetId and score ({exc})", line=number) from exc
-                if keep is None or disease in keep:
-                    yield str(disease), str(target), score
+        reader = _parquet_associations if is_parquet(path) else _json_associations
+        yield from reader(path, keep)
 
 
 def collect_scores(files: Sequence[PathLike], table: Sequence[TraitDiseases],
@@ -178,21 +281,61 @@ def merge_related_genes(task_info: Mapping[str, Mapping[str, List[str]]],
 
 
 # -- checking the table against a release's disease index --------------------------------
-def read_disease_index(files: Sequence[PathLike]) -> Dict[str, Tuple[str, Tuple[str, ...]]]:
-    """``{id: (name, exact synonyms)}`` from the release's ``diseases`` JSON lines."""
-    index = {}
+def _synonym_tuple(values: Any) -> Tuple[str, ...]:
+    """Synonyms as strings; a missing list or null entries give nothing."""
+    return tuple(str(v) for v in (() if values is None else values) if v is not None)
+
+
+def _exact_synonyms(struct: Any) -> Any:
+    """``hasExactSynonym`` of a disease's ``synonyms`` object (``None`` when absent)."""
+    return (struct or {}).get("hasExactSynonym")
+
+
+def _disease_of(row: Any) -> Tuple[str, DiseaseEntry]:
+    """``(id, (name, exact synonyms))`` of one parsed JSON disease."""
+    synonyms = _synonym_tuple(_exact_synonyms(row.get("synonyms")))
+    return str(row["id"]), (str(row["name"]), synonyms)
+
+
+def _parquet_synonyms(frame: pd.DataFrame) -> List[Any]:
+    """The exact-synonym list of each row of a disease row group."""
+    if _FLAT_EXACT_SYNONYMS in frame.columns:
+        return frame[_FLAT_EXACT_SYNONYMS].tolist()
+    if _SYNONYM_STRUCT in frame.columns:
+        return [_exact_synonyms(value) for value in frame[_SYNONYM_STRUCT].tolist()]
+    return [None] * len(frame)
+
+
+def _parquet_diseases(path: PathLike) -> Iterator[Tuple[str, DiseaseEntry]]:
+    """``(id, (name, exact synonyms))`` of each row of a parquet disease file."""
+    optional = (_FLAT_EXACT_SYNONYMS, _SYNONYM_STRUCT)
+    for group, frame in enumerate(iter_row_groups(path, _DISEASE_FIELDS, optional)):
+        try:
+            synonyms = [_synonym_tuple(value) for value in _parquet_synonyms(frame)]
+        except (AttributeError, TypeError) as exc:
+            raise InputFileError(path, f"row group {group}: unexpected synonyms "
+                                 f"({exc})") from exc
+        for disease, name, exact in zip(frame["id"].tolist(), frame["name"].tolist(),
+                                        synonyms):
+            yield str(disease), (str(name), exact)
+
+
+def read_disease_index(files: Sequence[PathLike]) -> Dict[str, DiseaseEntry]:
+    """``{id: (name, exact synonyms)}`` from the release's ``diseases`` part files.
+
+    Parquet and JSON-lines files are both read; a later row of an id wins.
+
+    Raises
+    ------
+    InputFileError
+        On a row that is not a disease object (file and line or row group named).
+    """
+    index: Dict[str, DiseaseEntry] = {}
     for path in files:
-        with open_text(path) as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    synonyms = (row.get("synonyms") or {}).get("hasExactSynonym") or []
-                    index[str(row["id"])] = (str(row["name"]), tuple(map(str, synonyms)))
-                except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                    raise InputFileError(path, f"expected a disease object ({exc})",
-                                         line=number) from exc
+        rows = (_parquet_diseases(path) if is_parquet(path)
+                else _json_records(path, _disease_of, "a disease object"))
+        for disease, entry in rows:
+            index[disease] = entry
     return index
 
 
