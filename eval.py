@@ -23,6 +23,7 @@ from utils.eval_tree import MIB, SUBTASKS, Limits
 from utils.evaluation import TASKS, EvaluationSettings, Evaluator, default_jobs
 from utils.paths import add_path_arguments, paths_from_args
 from utils.problems import load_task_info
+from utils.logs import add_verbosity_argument, configure_logging
 
 logger = logging.getLogger("eval")
 
@@ -68,16 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: %(default).0f)")
     parser.add_argument("--no-progress", action="store_true",
                         help="do not show progress bars")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="log details (damaged files, skipped reference items)")
+    add_verbosity_argument(parser)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the evaluation; returns the process exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     paths = paths_from_args(args)
     reference = Path(args.ref).expanduser().resolve() if args.ref else paths.output
     if not reference.is_dir():

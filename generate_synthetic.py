@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import logging
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -31,8 +30,20 @@ from utils.synthetic import Sources, demo_task_info, generate, load_plan
 from utils.synthetic.genes import build_catalog
 from utils.synthetic.spec import (COUNT_IDS, PLATFORM_STYLES, SCALES, SOURCES, TRAIT_FIELDS,
                                   TRAIT_KINDS, plan_from_mapping, single_cohort_mapping)
+from utils.logs import add_verbosity_argument, configure_logging
 
 TRUTH_NAME = "synthetic_truth.json"
+
+
+def default_truth_path(args: argparse.Namespace, out: Path, metadata: Path) -> Path:
+    """Where the truth goes: ``--truth``, else inside ``--out`` when given, else metadata.
+
+    A CLI writes only inside the folders its flags name: with ``--out DIR``
+    and no ``--truth``, the truth lands in ``DIR``, never in the checkout.
+    """
+    if args.truth:
+        return Path(args.truth)
+    return (out if args.out else metadata) / TRUTH_NAME
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,8 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "resolved input dir, i.e. --input-dir / GENOTEX_INPUT / "
                             "<root>/input)")
     where.add_argument("--truth", metavar="FILE", default=None,
-                       help=f"planted-truth JSON (default: <metadata dir>/{TRUTH_NAME}; "
-                            "kept out of the output tree, which eval.py reads as reference)")
+                       help=f"planted-truth JSON (default: <DIR>/{TRUTH_NAME} with --out "
+                            f"DIR, else <metadata dir>/{TRUTH_NAME}; move it away before "
+                            "handing DIR to a method under test)")
     where.add_argument("--no-truth", action="store_true", help="do not write the truth JSON")
     where.add_argument("--entrez-map", metavar="FILE", default=None,
                        help="GeneID -> symbol JSON for ENTREZ_GENE_ID columns and RNA-seq "
@@ -103,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="share of expression cells left empty")
     one.add_argument("--background", type=int, default=200,
                      help="background genes drawn from the synonym map")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log each cohort")
+    add_verbosity_argument(parser)
     return parser
 
 
@@ -148,8 +160,7 @@ def load_sources(args: argparse.Namespace, paths) -> Sources:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     paths = paths_from_args(args)
     try:
         plan, name = plan_document(args)
@@ -165,8 +176,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 sys.stdout.write("".join(g + "\n" for g in catalog.universe))
                 return 0
         out = Path(args.out) if args.out else paths.input
-        truth = None if args.no_truth else (Path(args.truth) if args.truth
-                                            else paths.metadata / TRUTH_NAME)
+        truth = None if args.no_truth else default_truth_path(args, out, paths.metadata)
         result = generate(plan, sources, out, truth, source=str(name), progress=True)
     except InputFileError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -17,13 +17,13 @@ Examples
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 from typing import List, Optional
 
 from utils.paths import resolve_paths
 from utils.recompress import LOST_SUFFIX_PATTERNS, recompress_tree
+from utils.logs import add_verbosity_argument, configure_logging
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,13 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
                              "gzip; repeatable. Built in: " + ", ".join(LOST_SUFFIX_PATTERNS))
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only the final summary line")
+    add_verbosity_argument(parser)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; exit code 0 when nothing failed or conflicts, else 1."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     root = Path(args.root) if args.root else resolve_paths().input
     try:
         report = recompress_tree(root, dry_run=args.dry_run,

@@ -21,13 +21,18 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from tools.runner import RunSettings, SchedulerError, run_problems
+from tools.runner import RunSettings, SchedulerError, check_inputs, run_problems
 from utils.errors import InputFileError
 from utils.paths import add_path_arguments, paths_from_args
 from utils.problems import (Problem, enumerate_problems, load_task_info, normalize_trait,
                             parse_problem)
+from utils.logs import add_verbosity_argument, configure_logging
 
 logger = logging.getLogger("regress")
+
+
+class UsageError(ValueError):
+    """A command line that names something that does not exist."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,14 +57,17 @@ def build_parser() -> argparse.ArgumentParser:
                              "tree path; results are written by this process")
     parser.add_argument("--force", action="store_true",
                         help="re-run problems whose results are up to date")
+    parser.add_argument("--remove-stale", action="store_true",
+                        help="delete the earlier result of a problem that is now skipped or "
+                             "failed (default: keep it and list it in the summary); only files "
+                             "written by regress.py are ever deleted")
     parser.add_argument("--preprocess-dir", metavar="PATH",
                         help="preprocess tree to read (default: <output>/preprocess)")
     parser.add_argument("--regress-dir", metavar="PATH",
                         help="folder for the results (default: <output>/regress)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="more logging (-v info, -vv debug)")
     add_path_arguments(parser, ("root", "output", "metadata", "task_info"))
+    add_verbosity_argument(parser)
     return parser
 
 
@@ -69,7 +77,7 @@ def select_problems(all_problems: Sequence[Problem], traits: Optional[Sequence[s
 
     Raises
     ------
-    SystemExit
+    UsageError
         When a named trait or problem is not in the task info.
     """
     if not traits and not wanted:
@@ -91,7 +99,7 @@ def select_problems(all_problems: Sequence[Problem], traits: Optional[Sequence[s
         else:
             missing.append(text)
     if missing:
-        raise SystemExit(f"not in the task info: {', '.join(missing)}")
+        raise UsageError(f"not in the task info: {', '.join(missing)}")
     order = {p: i for i, p in enumerate(all_problems)}
     return sorted(set(chosen), key=order.__getitem__)
 
@@ -99,22 +107,26 @@ def select_problems(all_problems: Sequence[Problem], traits: Optional[Sequence[s
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point; returns 1 when a problem failed, else 0."""
     args = build_parser().parse_args(argv)
-    level = [logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)]
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    paths = paths_from_args(args)
+    level = configure_logging(args.verbose)
     try:
+        paths = paths_from_args(args)
         task_info = load_task_info(paths.task_info)
-    except InputFileError as exc:
-        raise SystemExit(f"cannot read the task info: {exc}") from exc
-    problems = select_problems(enumerate_problems(task_info), args.traits, args.problems)
-    preprocess = Path(args.preprocess_dir).resolve() if args.preprocess_dir else paths.preprocess
-    regress = Path(args.regress_dir).resolve() if args.regress_dir else paths.regress
-    settings = RunSettings(str(preprocess), str(regress), str(paths.task_info), args.force)
+        problems = select_problems(enumerate_problems(task_info), args.traits, args.problems)
+        preprocess = (Path(args.preprocess_dir).resolve() if args.preprocess_dir
+                      else paths.preprocess)
+        regress = Path(args.regress_dir).resolve() if args.regress_dir else paths.regress
+        check_inputs(problems, preprocess)
+    except (InputFileError, UsageError) as exc:
+        print(f"regress.py: error: {exc}", file=sys.stderr)
+        return 2
+    settings = RunSettings(str(preprocess), str(regress), str(paths.task_info), args.force,
+                           remove_stale=args.remove_stale, log_level=level)
     try:
         summary = run_problems(problems, settings, jobs=max(1, args.jobs),
                                scheduler=args.scheduler, progress=not args.no_progress)
     except SchedulerError as exc:
-        raise SystemExit(str(exc)) from exc
+        print(f"regress.py: error: {exc}", file=sys.stderr)
+        return 2
     print(summary.format())
     return 1 if summary.counts()["failed"] else 0
 

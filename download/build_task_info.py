@@ -18,7 +18,10 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from download.cli import (add_transfer_arguments, http_client_from_args, setup_logging,
+if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from download.cli import (stop_at_unresolved_host, add_transfer_arguments, http_client_from_args, setup_logging,
                           state_dir_from_args)
 from download.fetch import DownloadError, install_file
 from download.opentargets import (MIN_SCORE, TRAIT_DISEASES, association_files,
@@ -110,6 +113,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the builder; return the exit code (0 ok, 1 check findings / failures, 2 bad input)."""
     args = build_parser().parse_args(argv)
     setup_logging(args.verbose)
+    return stop_at_unresolved_host(lambda: run(args))
+
+
+def run(args: argparse.Namespace) -> int:
+    """The builder on parsed arguments (see :func:`main`)."""
     paths = paths_from_args(args)
     try:
         table = read_trait_diseases(args.table)

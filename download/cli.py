@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import logging
+import sys
 import random
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
-from download.fetch import HttpClient, RateLimiter, RetryPolicy, default_state_dir
+from download.fetch import (HttpClient, NameResolutionError, RateLimiter, RetryPolicy,
+                            default_state_dir)
 from download.manifest import read_manifest
 from utils.errors import InputFileError
 from utils.paths import ProjectPaths
 from utils.problems import load_task_info, normalize_trait
+from utils.logs import add_verbosity_argument, configure_logging
 
 
 def add_transfer_arguments(parser: argparse.ArgumentParser, units: bool = True) -> None:
@@ -42,8 +44,9 @@ def add_transfer_arguments(parser: argparse.ArgumentParser, units: bool = True) 
                                 "(download/manifest.py); its checksums are verified")
         group.add_argument("--fail-fast", action="store_true",
                            help="stop at the first failed unit instead of finishing the others")
-    group.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    group.add_argument("-v", "--verbose", action="store_true", help="log every retry and skip")
+    group.add_argument("--no-progress", action="store_true",
+                       help="hide progress bars (they are drawn only on a terminal anyway)")
+    add_verbosity_argument(parser)
 
 
 def retry_policy_from_args(args: argparse.Namespace) -> RetryPolicy:
@@ -73,10 +76,9 @@ def manifest_checksums(args: argparse.Namespace) -> Dict[str, str]:
     return read_manifest(manifest) if manifest else {}
 
 
-def setup_logging(verbose: bool) -> None:
-    """Log warnings (or everything with ``--verbose``) to stderr."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+def setup_logging(verbose: int) -> None:
+    """Log warnings; -v adds INFO (every retry and skip), -vv DEBUG; to stderr."""
+    configure_logging(verbose)
 
 
 def traits_from_args(requested: Optional[List[str]], paths: ProjectPaths) -> List[str]:
@@ -87,3 +89,16 @@ def traits_from_args(requested: Optional[List[str]], paths: ProjectPaths) -> Lis
         raise InputFileError(paths.task_info, "task info not found; give --traits or build "
                              "it with download/build_task_info.py")
     return sorted(load_task_info(paths.task_info))
+
+
+def stop_at_unresolved_host(run: Callable[[], int]) -> int:
+    """Run a downloader; a host name that does not resolve stops it with one message (exit 2).
+
+    Without network (or with a mistyped base URL) every request would fail the
+    same way, so there is nothing to retry and nothing to go on with.
+    """
+    try:
+        return run()
+    except NameResolutionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

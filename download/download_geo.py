@@ -13,18 +13,22 @@ import argparse
 import sys
 from typing import Dict, Optional, Sequence
 
-from tqdm.auto import tqdm
 
-from download.cli import (add_transfer_arguments, http_client_from_args,
+from pathlib import Path
+if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from download.cli import (stop_at_unresolved_host, add_transfer_arguments, http_client_from_args,
                           manifest_checksums, setup_logging, state_dir_from_args,
                           traits_from_args)
 from download.eutils import EutilsClient, EutilsSettings, GdsQuery
-from download.fetch import DownloadError
+from download.fetch import DownloadError, NameResolutionError
 from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url,
                           load_plans, plan_trait, plan_units, read_search_terms, save_plans)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
 from utils.paths import add_path_arguments, paths_from_args
+from utils.logs import progress
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,6 +81,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the GEO downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
     args = build_parser().parse_args(argv)
     setup_logging(args.verbose)
+    return stop_at_unresolved_host(lambda: run(args))
+
+
+def run(args: argparse.Namespace) -> int:
+    """The GEO downloader on parsed arguments (see :func:`main`)."""
     paths = paths_from_args(args)
     try:
         traits = traits_from_args(args.traits, paths)
@@ -96,12 +105,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     plan_path = state / PLAN_NAME
     plans: Dict[str, TraitPlan] = {} if args.replan else load_plans(plan_path)
     search_failures = []
-    for trait in tqdm(traits, desc="search", unit="trait", disable=args.no_progress):
+    for trait in progress(traits, desc="search", unit="trait", enabled=not args.no_progress):
         if trait in plans:
             continue
         try:
             plans[trait] = plan_trait(trait, eutils, http, base, query, rules,
                                       terms.get(trait), retmax=args.retmax)
+        except NameResolutionError:
+            raise
         except DownloadError as exc:
             search_failures.append(UnitOutcome(f"search {trait}", FAILED, error=str(exc)))
             if args.fail_fast:

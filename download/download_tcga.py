@@ -14,17 +14,21 @@ import argparse
 import sys
 from typing import Optional, Sequence
 
-from tqdm.auto import tqdm
 
-from download.cli import (add_transfer_arguments, http_client_from_args,
+from pathlib import Path
+if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from download.cli import (stop_at_unresolved_host, add_transfer_arguments, http_client_from_args,
                           manifest_checksums, setup_logging, state_dir_from_args)
-from download.fetch import DownloadError
+from download.fetch import DownloadError, NameResolutionError
 from download.tcga import (COHORT_TABLE, GENE_DATASETS, plan_cohort, read_cohort_table,
                            select_cohorts, xena_base_url)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
 from utils.paths import add_path_arguments, paths_from_args
 from utils.problems import load_task_info
+from utils.logs import progress
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,6 +62,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the TCGA downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
     args = build_parser().parse_args(argv)
     setup_logging(args.verbose)
+    return stop_at_unresolved_host(lambda: run(args))
+
+
+def run(args: argparse.Namespace) -> int:
+    """The TCGA downloader on parsed arguments (see :func:`main`)."""
     paths = paths_from_args(args)
     try:
         table = read_cohort_table(args.table)
@@ -75,9 +84,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     http = http_client_from_args(args)
     base = xena_base_url(args.xena_url)
     units, failures = [], []
-    for cohort in tqdm(cohorts, desc="check hub", unit="cohort", disable=args.no_progress):
+    for cohort in progress(cohorts, desc="check hub", unit="cohort", enabled=not args.no_progress):
         try:
             units.append(plan_cohort(http, base, cohort, paths.tcga_input, args.gene_datasets))
+        except NameResolutionError:
+            raise
         except DownloadError as exc:
             failures.append(UnitOutcome(f"TCGA {cohort.code}", FAILED, error=str(exc)))
             if args.fail_fast:

@@ -43,10 +43,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Dict, Mapping, Optional
 
-from tqdm.auto import tqdm
 
 from utils.io import PathLike, atomic_write, atomic_write_json
 from utils.io import file_sha256 as sha256_file  # re-exported for download.manifest/transfer
+from utils.logs import progress
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +85,19 @@ class DownloadError(RuntimeError):
 
 class RemoteNotFoundError(DownloadError):
     """The server answered with a permanent client error (404, 410, 403, ...)."""
+
+
+class NameResolutionError(DownloadError):
+    """The server's host name does not resolve (no network, or a wrong base URL).
+
+    Never retried: every other request of the run would fail the same way, so
+    the command-line tools stop at the first one with a single message.
+    """
+
+    def __init__(self, item: str, url: str, host: str, reason: str) -> None:
+        self.host = host
+        super().__init__(item, url, f"host name {host!r} does not resolve ({reason}); "
+                                    "check the network or the base URL", 1)
 
 
 class _Transient(Exception):
@@ -371,6 +384,9 @@ class HttpClient:
             raise RemoteNotFoundError(item, url, f"HTTP {code} {exc.reason}", attempt) from exc
         if isinstance(exc, urllib.error.URLError):
             reason = exc.reason
+            if isinstance(reason, socket.gaierror):
+                host = urllib.parse.urlsplit(url).hostname or url
+                raise NameResolutionError(item, url, host, str(reason)) from exc
             if isinstance(reason, (socket.timeout, TimeoutError)):
                 return _Transient("timed out")
             return _Transient(f"connection failed ({reason})")
@@ -606,9 +622,8 @@ class _Transfer:
         return total, reused
 
     def _stream(self, response, total: Optional[int], offset: int) -> None:
-        bar = tqdm(total=total, initial=offset, unit="B", unit_scale=True,
-                   unit_divisor=1024, desc=self.item, leave=False,
-                   disable=not self.progress)
+        bar = progress(total=total, initial=offset, unit="B", unit_scale=True,
+                       unit_divisor=1024, desc=self.item, leave=False, enabled=self.progress)
         try:
             with open(self.part, "ab") as handle:
                 while True:

@@ -10,13 +10,17 @@ See docs/gene_synonyms.md for the precedence rules.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from typing import List, Optional
+
+from pathlib import Path
+if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.gene_synonyms import build_gene_synonyms
 from utils.errors import InputFileError
 from utils.paths import resolve_paths
+from utils.logs import add_verbosity_argument, configure_logging
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,16 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--restrict-to", default=None, metavar="FILE",
                         help="file of official gene symbols, one per line ('#' comments "
                              "allowed): keep only these genes (small demo maps)")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="log progress details")
+    add_verbosity_argument(parser)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the builder; returns the process exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     output_dir = args.output_dir or resolve_paths().metadata
     try:
         written = build_gene_synonyms(args.gene_info, output_dir,

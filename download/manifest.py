@@ -22,12 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from tqdm.auto import tqdm
+
+if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.fetch import sha256_file
 from utils.errors import InputFileError
 from utils.io import PathLike, atomic_write_text, read_text
 from utils.paths import add_path_arguments, paths_from_args
+from utils.logs import progress as progress_bar
+from utils.logs import add_verbosity_argument, configure_logging
 
 logger = logging.getLogger(__name__)
 
@@ -93,9 +97,10 @@ def hash_files(root: PathLike, relative_paths: Sequence[str], jobs: int = 2,
     """``{relative path: sha256}`` computed with ``jobs`` threads (hashlib frees the GIL)."""
     base = Path(root)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        digests = list(tqdm(pool.map(lambda rel: sha256_file(base / rel), relative_paths),
-                            total=len(relative_paths), desc="sha256", unit="file",
-                            disable=not progress))
+        digests = list(progress_bar(pool.map(lambda rel: sha256_file(base / rel),
+                                             relative_paths),
+                                    total=len(relative_paths), desc="sha256", unit="file",
+                                    enabled=progress))
     return dict(zip(relative_paths, digests))
 
 
@@ -157,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=2,
                         help="threads hashing files in parallel (default: 2)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    add_verbosity_argument(parser)
     return parser
 
 
@@ -170,7 +176,7 @@ def manifest_path_from_args(args: argparse.Namespace) -> Path:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the manifest CLI; return the exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    configure_logging(args.verbose)
     root = paths_from_args(args).input
     manifest = manifest_path_from_args(args)
     if not root.is_dir():

@@ -37,13 +37,13 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Opti
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from download.parquet_rows import PARQUET_SUFFIX, is_parquet, iter_row_groups
 from download.tables import read_table
 from tools.symbols import normalize_symbols
 from utils.errors import InputFileError
 from utils.io import PathLike, open_text
+from utils.logs import progress as progress_bar
 
 logger = logging.getLogger(__name__)
 
@@ -218,7 +218,7 @@ def iter_associations(files: Sequence[PathLike], wanted: Optional[Iterable[str]]
         value (file and row group named).
     """
     keep = set(wanted) if wanted is not None else None
-    for path in tqdm(files, desc="associations", unit="file", disable=not progress):
+    for path in progress_bar(files, desc="associations", unit="file", enabled=progress):
         reader = _parquet_associations if is_parquet(path) else _json_associations
         yield from reader(path, keep)
 

@@ -15,6 +15,9 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from download.pairs import (PAPER_THRESHOLD, PairRules, build_task_info, compare_conditions,
                             format_sweep, threshold_sweep)
 from download.tcga import CANCER_TRAITS, read_cancer_traits

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
-from tqdm.auto import tqdm
 
-from download.fetch import (DownloadError, HttpClient, RemoteNotFoundError, install_file,
+from download.fetch import (DownloadError, HttpClient, NameResolutionError,
+                            RemoteNotFoundError, install_file,
                             sha256_file, verify_gzip)
 from utils.io import PathLike
+from utils.logs import progress as progress_bar
 
 logger = logging.getLogger(__name__)
 
@@ -181,6 +182,8 @@ def download_unit(client: HttpClient, unit: DownloadUnit, state_dir: PathLike, *
             logger.info("%s: optional file missing on the server (%s)", unit.name, exc.reason)
             outcome.missing_optional.append(remote.dest.name)
             continue
+        except NameResolutionError:
+            raise  # every unit would fail the same way: the caller stops the run
         except DownloadError as exc:
             return UnitOutcome(unit.name, FAILED, error=str(exc))
         staged.append((result, remote.dest))
@@ -207,7 +210,7 @@ def download_units(client: HttpClient, units: Sequence[DownloadUnit], state_dir:
         Label of the overall progress bar.
     """
     report = DownloadReport()
-    for unit in tqdm(units, desc=desc, unit="unit", disable=not progress):
+    for unit in progress_bar(units, desc=desc, unit="unit", enabled=progress):
         outcome = download_unit(client, unit, state_dir, force=force, progress=progress)
         report.add(outcome)
         if outcome.status == FAILED:

@@ -46,6 +46,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from tools.clinical import convert_age, convert_gender, value_after_colon
 from tools.cohort_info import validate_and_save_cohort_info
 from tools.gene_mapping import apply_gene_mapping
@@ -61,6 +64,7 @@ from utils.errors import InputFileError
 from utils.io import atomic_to_csv, atomic_write_json, read_json
 from utils.paths import add_path_arguments, paths_from_args
 from utils.problems import enumerate_problems, load_task_info, result_path
+from utils.logs import add_verbosity_argument, configure_logging
 
 logger = logging.getLogger("baseline")
 
@@ -217,13 +221,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", metavar="DIR", default=None,
                         help="tree to (re)write (default: <root>/examples/baseline_prediction)")
     add_path_arguments(parser, ("root", "input", "metadata", "task_info"))
+    add_verbosity_argument(parser)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.ERROR)
+    configure_logging(args.verbose)
     paths = paths_from_args(args)
     out = Path(args.out) if args.out else paths.root / "examples" / "baseline_prediction"
     if out.exists():

@@ -105,3 +105,33 @@ def small_benchmark(root: Path, seed: int = 0, n_genes: int = 120) -> Dict[str, 
     return write_tree(root, {"Asthma": {"GSE1001": asthma, "GSE1002": asthma_small},
                              "Obesity": {"GSE2001": obesity},
                              "Psoriasis": {"GSE3001": psoriasis}}, task_info)
+
+
+def write_benchmark(root: Path, n_samples: int = 300, n_genes: int = 4000,
+                    n_traits: int = 2, n_conditions: int = 30, seed: int = 1
+                    ) -> Dict[str, Path]:
+    """A slow tree: ``n_traits`` large cohorts, each trait with many two-step problems.
+
+    Trait ``Big<k>`` has one ``n_samples x n_genes`` cohort with Age and
+    Gender; its conditions are Age, Gender and ``n_conditions`` small traits
+    ``Cond<j>`` (40 samples x 30 genes sharing known genes with the large
+    tables), so one trait's group of problems runs long in one worker.
+    """
+    rng = np.random.default_rng(seed)
+    genes = gene_names(n_genes)
+    conditions = [f"Cond{j:02d}" for j in range(n_conditions)]
+    cohorts: Dict[str, Dict[str, pd.DataFrame]] = {}
+    task_info: Dict[str, Dict[str, list]] = {}
+    for k in range(n_traits):
+        trait = f"Big{k}"
+        cohorts[trait] = {f"GSE9{k:03d}": make_linked(
+            rng, trait, genes, n_samples, {genes[0]: 1.0, genes[1]: -1.0},
+            age=True, gender=True)}
+        task_info[trait] = {"related_genes": genes[:5], "conditions": ["Age", "Gender",
+                                                                        *conditions]}
+    for j, condition in enumerate(conditions):
+        small = genes[10 + j: 40 + j]
+        cohorts[condition] = {f"GSE8{j:03d}": make_linked(rng, condition, small, 40,
+                                                           {small[0]: 1.0}, binary=False)}
+        task_info[condition] = {"related_genes": small[:3], "conditions": []}
+    return write_tree(root, cohorts, task_info)

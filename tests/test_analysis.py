@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tools.analysis import AnalysisConfig, ProblemData, analyze, problem_data, round_floats
+from tools.analysis import AnalysisConfig, ProblemData, analyze, problem_data
+from utils.precision import round_floats
 from tools.cohort_cache import LinkedTable
 from tools.selection import Selection
 from utils.errors import InputFileError
@@ -66,7 +67,7 @@ def test_small_unbalanced_and_constant_folds():
 
 def test_round_floats_is_stable_and_refuses_nan():
     assert round_floats({"a": [1 / 3, np.float64(2.0)], "b": np.int64(3)}) == {
-        "a": [0.3333333333, 2.0], "b": 3}
+        "a": [0.333333, 2.0], "b": 3}
     with pytest.raises(ValueError):
         round_floats(float("nan"))
 

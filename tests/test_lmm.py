@@ -11,19 +11,25 @@ from statsmodels.stats.multitest import multipletests
 from tools.fdr import rank_significant, significant_genes, two_sided_p
 from tools.lasso import lasso_grid_path
 from tools.lmm import (LMM, benjamini_hochberg, fit_lmm, kinship_eigen, null_log_likelihood,
-                       selected_genes)
+                       reml_score, selected_genes)
 from tools.standardize import Standardizer
 
 
 def _dense_negative_log_likelihood(log_delta, K, C, y):
-    """Profiled ML of y ~ N(C b, s2 (K + delta I)) with explicit inverses."""
-    n = y.size
+    """Profiled REML of y ~ N(C b, s2 (K + delta I)) with explicit inverses.
+
+    Restricted likelihood of the error contrasts A'y (A: n x (n-c) orthonormal
+    basis of C's orthogonal complement): y'A (A'VA)^-1 A'y and ln|A'VA|,
+    computed without the eigenbasis or the closed form used by tools.lmm.
+    """
+    n, c = C.shape
     V = K + np.exp(log_delta) * np.eye(n)
-    V_inv = np.linalg.inv(V)
-    beta = np.linalg.solve(C.T @ V_inv @ C, C.T @ V_inv @ y)
-    resid = y - C @ beta
-    sigma2 = resid @ V_inv @ resid / n
-    return 0.5 * (n * np.log(2 * np.pi) + np.linalg.slogdet(V)[1] + n * np.log(sigma2) + n)
+    q, _ = np.linalg.qr(C, mode="complete")
+    A = q[:, c:]
+    AVA = A.T @ V @ A
+    e = A.T @ y
+    sigma2 = e @ np.linalg.solve(AVA, e) / (n - c)
+    return 0.5 * ((n - c) * np.log(2 * np.pi * sigma2) + np.linalg.slogdet(AVA)[1] + (n - c))
 
 
 @pytest.fixture
@@ -44,16 +50,26 @@ def test_delta_and_p_values_match_dense_gls(structured_small):
     fit = fit_lmm(X_std, y, Z)
     K = X_std @ X_std.T / p
     C = np.column_stack([np.ones(n), Z])
-    dense = optimize.minimize_scalar(_dense_negative_log_likelihood, bounds=(-5, 5),
+    dense = optimize.minimize_scalar(_dense_negative_log_likelihood, bounds=(-10, 10),
                                      args=(K, C, y), method="bounded",
                                      options={"xatol": 1e-10})
-    assert -5 < np.log(fit.delta) < 5  # an interior optimum for this data
-    np.testing.assert_allclose(np.log(fit.delta), dense.x, atol=1e-4)
-    # the fast likelihood equals the dense one
-    np.testing.assert_allclose(
-        -null_log_likelihood(np.array([0.3]), fit.eigen.values, fit.eigen.vectors.T @ C,
-                             fit.eigen.vectors.T @ y)[0],
-        _dense_negative_log_likelihood(0.3, K, C, y), rtol=1e-10)
+    assert -10 < np.log(fit.delta) < 10  # an interior optimum for this data
+    np.testing.assert_allclose(np.log(fit.delta), dense.x, atol=1e-6)
+    # the fast likelihood equals the dense one (the closed form differs from the
+    # contrast form by the constant ln|C'C|, which tools.lmm subtracts)
+    for log_delta in (-3.0, 0.3, 4.0):
+        np.testing.assert_allclose(
+            -null_log_likelihood(np.array([log_delta]), fit.eigen.values,
+                                 fit.eigen.vectors.T @ C, fit.eigen.vectors.T @ y)[0],
+            _dense_negative_log_likelihood(log_delta, K, C, y), rtol=1e-10)
+    # the score is the derivative of the likelihood and vanishes at the estimate
+    Cr, yr = fit.eigen.vectors.T @ C, fit.eigen.vectors.T @ y
+    step = 1e-5
+    numeric = (null_log_likelihood(np.array([0.3 + step]), fit.eigen.values, Cr, yr)
+               - null_log_likelihood(np.array([0.3 - step]), fit.eigen.values, Cr, yr)) / (2 * step)
+    np.testing.assert_allclose(reml_score(np.array([0.3]), fit.eigen.values, Cr, yr), numeric,
+                               rtol=1e-6)
+    assert abs(reml_score(np.log([fit.delta]), fit.eigen.values, Cr, yr)[0]) < 1e-9
     V = K + fit.delta * np.eye(n)
     for j in (0, 10, 40, 69):
         gls = sm.GLS(y, np.column_stack([C, X_std[:, j]]), sigma=V).fit()

@@ -101,9 +101,60 @@ def test_corrupt_cohort_fails_alone_with_clear_reason(tree, capsys):
     out = capsys.readouterr().out
     assert "0 done, 5 up-to-date, 2 skipped, 1 failed" in out
     assert f"Psoriasis|None: InputFileError: {bad}: non-numeric values" in out
-    # the stale result of the failed problem is gone; the others are intact
-    assert not (tree["regress"] / "Psoriasis/significant_genes_condition_None.json").exists()
+    # the earlier result of the failed problem is kept and listed, never deleted silently
+    stale = tree["regress"] / "Psoriasis/significant_genes_condition_None.json"
+    assert stale.exists()
+    assert f"kept 1 earlier result(s)" in out and f"Psoriasis|None: {stale}" in out
     assert (tree["regress"] / "Asthma/significant_genes_condition_None.json").exists()
+    # deleted only when asked
+    assert _run(tree, None, "--remove-stale") == 1
+    out = capsys.readouterr().out
+    assert not stale.exists() and f"removed 1 stale result(s) (--remove-stale)" in out
+    assert (tree["regress"] / "Asthma/significant_genes_condition_None.json").exists()
+
+
+def test_a_mistyped_or_empty_tree_is_an_error_and_deletes_nothing(tree, tmp_path, capsys):
+    assert _run(tree) == 0
+    before = _tree_bytes(tree["regress"])
+    capsys.readouterr()
+    base = ["--task-info", str(tree["task_info"]), "--no-progress",
+            "--regress-dir", str(tree["regress"])]
+    typo = tree["preprocess"].parent / "preprocesss"
+    assert regress.main(base + ["--preprocess-dir", str(typo)]) == 2
+    err = capsys.readouterr().err
+    assert f"{typo}: preprocess tree not found" in err
+    assert regress.main(base + ["--output-dir", str(tmp_path / "elsewhere")]) == 2
+    assert "elsewhere/preprocess: preprocess tree not found" in capsys.readouterr().err
+    empty = tmp_path / "empty_preprocess"
+    empty.mkdir()
+    assert regress.main(base + ["--preprocess-dir", str(empty)]) == 2
+    assert "no <Trait>/cohort_info.json for any of the 3 traits" in capsys.readouterr().err
+    for flag in ("--remove-stale", "--force"):
+        assert regress.main(base + ["--preprocess-dir", str(typo), flag]) == 2
+    assert _tree_bytes(tree["regress"]) == before
+
+
+def test_a_corrupt_cohort_info_fails_its_problems_naming_the_file(tree, capsys):
+    assert _run(tree) == 0
+    capsys.readouterr()
+    info = tree["preprocess"] / "Obesity" / "cohort_info.json"
+    info.write_text('{"GSE2001": {"is_usable": tru')
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    # Obesity|None and the two-step Asthma|Obesity read it
+    assert f"Obesity|None: InputFileError: {info}" in out
+    assert f"Asthma|Obesity: InputFileError: {info}" in out
+    assert "no usable cohort" not in out.split("failed:")[-1]
+
+
+def test_an_unreadable_table_fails_a_two_step_problem_instead_of_switching_pair(tree, capsys):
+    assert _run(tree) == 0
+    capsys.readouterr()
+    table = tree["preprocess"] / "Obesity" / "GSE2001.csv"
+    table.write_bytes(b"")
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    assert f"Asthma|Obesity: InputFileError: {table}: empty CSV file" in out
 
 
 def test_problem_and_trait_filters(tree, capsys):
@@ -111,13 +162,14 @@ def test_problem_and_trait_filters(tree, capsys):
     assert "2 problems" in capsys.readouterr().out
     assert _run(tree, None, "--traits", "Psoriasis") == 0
     assert "2 problems" in capsys.readouterr().out
-    with pytest.raises(SystemExit, match="not in the task info: Nope"):
-        _run(tree, None, "--traits", "Nope")
+    capsys.readouterr()
+    assert _run(tree, None, "--traits", "Nope") == 2
+    assert "not in the task info: Nope" in capsys.readouterr().err
 
 
-def test_missing_task_info_is_a_clear_error(tmp_path):
-    with pytest.raises(SystemExit, match="cannot read the task info: .*nothing.json: file not found"):
-        regress.main(["--task-info", str(tmp_path / "nothing.json"), "--no-progress"])
+def test_missing_task_info_is_a_clear_error(tmp_path, capsys):
+    assert regress.main(["--task-info", str(tmp_path / "nothing.json"), "--no-progress"]) == 2
+    assert "nothing.json: file not found" in capsys.readouterr().err
 
 
 def test_help_lists_every_flag():
@@ -129,10 +181,10 @@ def test_help_lists_every_flag():
 
 
 @pytest.mark.slow
-def test_unreachable_scheduler_is_a_clear_error(tree):
+def test_unreachable_scheduler_is_a_clear_error(tree, capsys):
     pytest.importorskip("distributed")
-    with pytest.raises(SystemExit, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
-        _run(tree, None, "--scheduler", "tcp://127.0.0.1:9")
+    assert _run(tree, None, "--scheduler", "tcp://127.0.0.1:9") == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -151,3 +203,48 @@ def test_dask_local_cluster_matches_serial(tree, tmp_path):
                                progress=False)
     assert summary.counts()["done"] == 6
     assert _tree_bytes(tmp_path / "serial") == _tree_bytes(tmp_path / "dask")
+
+
+def test_verbosity_flags_and_no_progress_bar_off_a_terminal(tree):
+    """-v: one INFO line per problem; -vv: DEBUG decisions; stderr is a pipe: no bar."""
+    base = [sys.executable, str(REPO / "regress.py"), "--output-dir",
+            str(tree["preprocess"].parent), "--task-info", str(tree["task_info"]), "--force"]
+    quiet = subprocess.run(base, capture_output=True, text=True, cwd=REPO)
+    assert quiet.returncode == 0 and quiet.stderr == ""  # no bar, no log without -v
+    info = subprocess.run(base + ["-v"], capture_output=True, text=True, cwd=REPO)
+    assert "INFO tools.runner: Asthma|Age: done in" in info.stderr
+    assert "DEBUG" not in info.stderr and "\r" not in info.stderr
+    debug = subprocess.run(base + ["-vv", "-j", "2"], capture_output=True, text=True, cwd=REPO)
+    # DEBUG lines come from the worker processes too
+    assert "DEBUG tools.analysis: Asthma|Age: cohorts GSE1001" in debug.stderr
+    assert "-> Lasso" in debug.stderr
+
+
+@pytest.mark.slow
+def test_workers_exit_when_regress_is_killed(tmp_path):
+    """kill -9 of ``regress.py -j 2`` leaves no worker computing for nobody."""
+    import os
+    import signal
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    from regress_fixtures import write_benchmark
+
+    tree = write_benchmark(tmp_path / "big")  # one trait group runs ~20 s in a worker
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "regress.py"), "-j", "2", "--no-progress",
+         "--output-dir", str(tree["preprocess"].parent), "--task-info", str(tree["task_info"])],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 60
+    workers = []
+    while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
+        workers = [c for c in parent.children(recursive=True)
+                   if "spawn_main" in " ".join(c.cmdline())]
+        time.sleep(0.2)
+    assert len(workers) == 2, "the two workers did not start"
+    time.sleep(3.0)  # they are computing their ~20 s groups now
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    gone, alive = psutil.wait_procs(workers, timeout=8)
+    assert not alive, f"workers still running 8 s after the parent was killed: {alive}"

@@ -7,7 +7,7 @@ batch-effect detection (:mod:`tools.batch`) -> Lasso path with tuned penalty,
 or LMM path -> final fit on all samples -> the result document of SPEC 2.
 
 The result document is deterministic: genes are ranked with explicit tie
-breaks, floats are rounded to 10 significant digits, and the document carries
+breaks, floats are rounded as :mod:`utils.precision` says, and the document carries
 the fingerprint of its inputs (see :func:`problem_fingerprint`) but no time
 stamp, so identical inputs give identical bytes.
 """
@@ -31,17 +31,18 @@ from tools.cross_validation import (FALLBACK_PENALTY, N_FOLDS, PENALTY_GRID, SEE
                                     make_folds)
 from tools.lasso import lasso_grid_path
 from tools.lmm import FDR_THRESHOLD, LMMFit, fit_lmm
+from tools.ranking import rank_by_coefficient
 from tools.residualize import residualize
 from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
 from tools.standardize import standardize_rows, standardize_transposed
 from tools.two_step import fit_condition_model, predict_condition, without_regressors
 from utils.errors import InputFileError
+from utils.precision import round_floats
 from utils.problems import Problem, related_genes
 
 logger = logging.getLogger(__name__)
 
-ENGINE = "genotex-regress/1"
-SIGNIFICANT_DIGITS = 10
+ENGINE = "genotex-regress/2"
 
 
 @dataclass(frozen=True)
@@ -161,8 +162,7 @@ def problem_data(problem: Problem, selection: Selection, tables: Sequence[Linked
 # --------------------------------------------------------------------------- models
 
 def _ranked_lasso(names: Sequence[str], coef: np.ndarray) -> Dict[str, list]:
-    hits = np.flatnonzero(coef)
-    order = sorted(hits, key=lambda i: (-abs(coef[i]), names[i]))
+    order = rank_by_coefficient(names, coef)
     return {"Variable": [names[i] for i in order],
             "Coefficient": [float(coef[i]) for i in order],
             "Absolute Coefficient": [float(abs(coef[i])) for i in order]}
@@ -243,10 +243,17 @@ def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
     binary = is_binary(data.y)
     folds = make_folds(data.y, binary, config.n_folds, config.seed)
     batch = detect_batch_effect(data.X, config.batch_gap_numerator)
+    logger.debug("%s: cohorts %s, %d samples x %d genes, %s trait, batch effect: %s -> %s",
+                 data.problem, ", ".join(data.cohorts), data.X.shape[0], data.X.shape[1],
+                 "binary" if binary else "continuous", batch, "LMM" if batch else "Lasso")
     if batch:
         outcome = _lmm_analysis(data, config, folds, workers)
     else:
         outcome = _lasso_analysis(data, config, folds)
+    logger.debug("%s: %d genes selected (%s)", data.problem,
+                 len(outcome["genes"]["Variable"]),
+                 ", ".join(f"{k}={v}" for k, v in outcome["model"].items()
+                           if k in ("penalty", "delta")))
     covariates = dict(outcome["covariates"], names=list(data.covariate_names))
     analysis = {"engine": ENGINE, **outcome["model"], "batch_effect": batch,
                 "trait_type": "binary" if binary else "continuous",
@@ -262,21 +269,6 @@ def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
                 "cv_performance": outcome["cv"],
                 "analysis": analysis}
     return round_floats(document)
-
-
-def round_floats(value: Any, digits: int = SIGNIFICANT_DIGITS) -> Any:
-    """Round every float of a JSON-ready structure to ``digits`` significant digits."""
-    if isinstance(value, float):
-        if not np.isfinite(value):
-            raise ValueError(f"non-finite value {value!r} in a result document")
-        return float(f"{value:.{digits}g}")
-    if isinstance(value, dict):
-        return {k: round_floats(v, digits) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [round_floats(v, digits) for v in value]
-    if isinstance(value, (np.floating, np.integer, np.bool_)):
-        return round_floats(value.item(), digits)
-    return value
 
 
 # --------------------------------------------------------------------------- end to end
@@ -339,7 +331,8 @@ def run_problem(problem: Problem, preprocess_root: Path, task_info: Mapping[str,
     """
     root = Path(preprocess_root)
     index = index or LinkedTableIndex(root)
-    selection = select_in_tree(problem, root, task_info, index, cohort_info_cache)
+    selection = select_in_tree(problem, root, task_info, index, cohort_info_cache,
+                               strict=True)
     if not selection.ok:
         return ProblemOutcome(str(problem), "skipped", selection.reason)
     owners = [problem.trait] + ([problem.condition] if problem.is_two_step else [])

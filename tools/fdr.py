@@ -19,6 +19,8 @@ from typing import Optional
 import numpy as np
 from scipy import special
 
+from tools.ranking import rank_significant
+
 # Relative margin on the |t| cut-off, far above the round-off of stdtr/stdtrit.
 T_CUT_MARGIN = 1e-4
 
@@ -44,15 +46,6 @@ def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
     return result
 
 
-def rank_significant(coef: np.ndarray, corrected_p: np.ndarray,
-                     threshold: float) -> np.ndarray:
-    """Indices with corrected p below ``threshold``, by corrected p, then |coef|, then index."""
-    coef, corrected_p = np.asarray(coef), np.asarray(corrected_p)
-    hits = np.flatnonzero(corrected_p < threshold)
-    order = np.lexsort((hits, -np.abs(coef[hits]), corrected_p[hits]))
-    return hits[order]
-
-
 @dataclass(frozen=True)
 class Significant:
     """The genes passing the FDR threshold, best first.
@@ -60,7 +53,7 @@ class Significant:
     Attributes
     ----------
     indices : numpy.ndarray
-        Gene indices (ranked by corrected p, then |coef|, then index).
+        Gene indices (ranked by :func:`tools.ranking.rank_significant`).
     coef, p_value, corrected_p_value : numpy.ndarray
         Their coefficients, p-values and Benjamini-Hochberg corrected p-values.
     """

@@ -9,8 +9,9 @@ with ``C = [1, Z]`` (intercept and covariates), the kinship
 residual to genetic variance. Following FaST-LMM (Lippert et al. 2011):
 
 1. one eigendecomposition ``K = U diag(lam) U^T`` per fit;
-2. ``delta`` maximises the null-model likelihood (no gene): a grid over
-   ``ln delta`` in ``[-5, 5]`` refined by a bounded 1-D optimizer;
+2. ``delta`` maximises the restricted (REML) likelihood of the null model
+   (no gene): a grid over ``ln delta`` in ``[-10, 10]``, then the root of the
+   REML score between the grid neighbours of the best point;
 3. every gene is tested by generalized least squares in the whitened space
    (:mod:`tools.gls`), with the covariates partialled out, a t statistic with
    ``n - c - 1`` degrees of freedom;
@@ -25,6 +26,7 @@ training samples.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
@@ -33,8 +35,10 @@ from scipy import optimize
 
 from tools.fdr import benjamini_hochberg, rank_significant  # noqa: F401 (re-exported)
 from tools.gls import GeneTests, whitened
+from tools.residualize import coefficient_scale
+from utils.precision import snap_to_zero
 
-LOG_DELTA_BOUNDS = (-5.0, 5.0)
+LOG_DELTA_BOUNDS = (-10.0, 10.0)
 N_GRID = 100
 FDR_THRESHOLD = 0.05
 
@@ -91,9 +95,33 @@ def _weighted_fit(weights: np.ndarray, C: np.ndarray, y: np.ndarray
     return beta, np.sum(weights * resid ** 2, axis=1)
 
 
+def _null_fit(log_delta: np.ndarray, eigen_values: np.ndarray, Cr: np.ndarray,
+              yr: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Null-model GLS at each ``ln delta``, in the eigenbasis.
+
+    Returns the weights ``1 / (lam + delta)`` ``(g, n)``, the Gram matrices
+    ``C'V^-1 C`` ``(g, c, c)``, the rotated residuals ``U'(y - C beta)``
+    ``(g, n)`` and their weighted sums of squares ``(g,)``.
+    """
+    weights = 1.0 / (eigen_values[None, :] + np.exp(log_delta)[:, None])
+    gram = np.einsum("gi,ic,id->gcd", weights, Cr, Cr)
+    rhs = (weights * yr) @ Cr
+    beta = np.linalg.solve(gram, rhs[..., None])[..., 0]
+    resid = yr[None, :] - beta @ Cr.T
+    rss = np.maximum(np.sum(weights * resid ** 2, axis=1), np.finfo(float).tiny)
+    return weights, gram, resid, rss
+
+
 def null_log_likelihood(log_delta: np.ndarray, eigen_values: np.ndarray, Cr: np.ndarray,
                         yr: np.ndarray) -> np.ndarray:
-    """Profiled ML log-likelihood of the null model at each ``ln delta``.
+    """Profiled REML log-likelihood of the null model at each ``ln delta``.
+
+    ``-1/2 [(n-c) ln 2pi + sum ln(lam + delta) + ln|C'V^-1 C| - ln|C'C|
+    + (n-c) ln(rss / (n-c)) + (n-c)]`` with ``V = K + delta I`` and ``rss``
+    the GLS residual sum of squares ``r'V^-1 r`` (Patterson and Thompson
+    1971; the scale ``s2`` is profiled out). Unlike the ML likelihood it is
+    bounded as ``delta -> 0`` when ``C``'s intercept spans a null direction
+    of the kinship (genes centred before ``K`` is built).
 
     Parameters
     ----------
@@ -103,26 +131,61 @@ def null_log_likelihood(log_delta: np.ndarray, eigen_values: np.ndarray, Cr: np.
     Cr, yr : rotated covariates ``U^T C`` and response ``U^T y``.
     """
     log_delta = np.atleast_1d(np.asarray(log_delta, dtype=float))
-    n = yr.size
+    n, c = Cr.shape
+    dof = n - c
+    _, gram, _, rss = _null_fit(log_delta, eigen_values, Cr, yr)
     variances = eigen_values[None, :] + np.exp(log_delta)[:, None]
-    _, rss = _weighted_fit(1.0 / variances, Cr, yr)
-    rss = np.maximum(rss, np.finfo(float).tiny)
-    return -0.5 * (n * np.log(2 * np.pi) + np.log(variances).sum(axis=1)
-                   + n + n * np.log(rss / n))
+    _, log_det_gram = np.linalg.slogdet(gram)
+    _, log_det_cc = np.linalg.slogdet(Cr.T @ Cr)
+    return -0.5 * (dof * np.log(2 * np.pi) + np.log(variances).sum(axis=1) + log_det_gram
+                   - log_det_cc + dof * np.log(rss / dof) + dof)
+
+
+def reml_score(log_delta: np.ndarray, eigen_values: np.ndarray, Cr: np.ndarray,
+               yr: np.ndarray) -> np.ndarray:
+    """Derivative of :func:`null_log_likelihood` with respect to ``ln delta``.
+
+    ``-delta/2 [tr V^-1 - tr((C'V^-1 C)^-1 C'V^-2 C) - (n-c) r'V^-2 r / r'V^-1 r]``,
+    i.e. ``-delta/2 [tr P - (n-c) y'P^2 y / y'P y]`` with ``P`` the REML
+    projection; every term is a weighted sum in the eigenbasis.
+    """
+    log_delta = np.atleast_1d(np.asarray(log_delta, dtype=float))
+    n, c = Cr.shape
+    weights, gram, resid, rss = _null_fit(log_delta, eigen_values, Cr, yr)
+    weights2 = weights * weights
+    gram2 = np.einsum("gi,ic,id->gcd", weights2, Cr, Cr)
+    trace_gram = np.einsum("gcd,gdc->g", np.linalg.inv(gram), gram2)
+    quadratic = np.sum(weights2 * resid ** 2, axis=1)
+    return -0.5 * np.exp(log_delta) * (weights.sum(axis=1) - trace_gram
+                                       - (n - c) * quadratic / rss)
 
 
 def fit_delta(eigen_values: np.ndarray, Cr: np.ndarray, yr: np.ndarray,
               bounds: Tuple[float, float] = LOG_DELTA_BOUNDS, n_grid: int = N_GRID) -> float:
-    """Maximum-likelihood ``delta``: grid over ``ln delta`` then Brent refinement."""
+    """REML ``delta``: the best of a grid over ``ln delta``, then the root of the score.
+
+    The REML score (:func:`reml_score`) changes sign across the grid's best
+    interior point; its root is found by Brent's method to a relative
+    tolerance near machine precision. A root of a derivative is a
+    well-conditioned target (unlike the flat top of the likelihood), so
+    ``delta`` does not depend on the last bits of the eigendecomposition.
+    A maximum on the grid's boundary is returned as the bound.
+    """
     grid = np.linspace(bounds[0], bounds[1], n_grid)
     values = null_log_likelihood(grid, eigen_values, Cr, yr)
     best = int(np.argmax(values))
-    low, high = grid[max(best - 1, 0)], grid[min(best + 1, n_grid - 1)]
-    result = optimize.minimize_scalar(
-        lambda v: -null_log_likelihood(v, eigen_values, Cr, yr)[0],
-        bounds=(low, high), method="bounded", options={"xatol": 1e-6})
-    chosen = result.x if -result.fun >= values[best] else grid[best]
-    return float(np.exp(chosen))
+    if 0 < best < n_grid - 1:
+        score = functools.partial(_scalar_score, eigen_values=eigen_values, Cr=Cr, yr=yr)
+        low, high = grid[best - 1], grid[best + 1]
+        if score(low) > 0.0 > score(high):
+            return float(np.exp(optimize.brentq(score, low, high, xtol=1e-13,
+                                                rtol=4 * np.finfo(float).eps)))
+    return float(np.exp(grid[best]))
+
+
+def _scalar_score(log_delta: float, eigen_values: np.ndarray, Cr: np.ndarray,
+                  yr: np.ndarray) -> float:
+    return float(reml_score(np.array([log_delta]), eigen_values, Cr, yr)[0])
 
 
 def gene_tests(eigen: KinshipEigen, X_std: np.ndarray, y: np.ndarray, C: np.ndarray,
@@ -187,6 +250,7 @@ def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) ->
     weights = 1.0 / (eigen.values + delta)
     beta, _ = _weighted_fit(weights[None, :], Cr, yr)
     beta = beta[0]
+    beta[1:] = snap_to_zero(beta[1:], coefficient_scale(y, C[:, 1:]))
     tests = gene_tests(eigen, X_std, y, C, delta)
     dual = U @ (weights * (U.T @ (y - C @ beta)))
     return LMMFit(eigen, delta, beta, tests, dual)

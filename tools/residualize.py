@@ -13,6 +13,8 @@ from typing import Optional
 
 import numpy as np
 
+from utils.precision import snap_to_zero
+
 
 @dataclass(frozen=True)
 class CovariateFit:
@@ -49,7 +51,20 @@ def fit_covariates(y: np.ndarray, Z: Optional[np.ndarray] = None) -> CovariateFi
         return CovariateFit(float(y.mean()) if n else 0.0, np.zeros(0))
     matrix = np.hstack([np.ones((n, 1)), as_matrix(Z, n)])
     solution, *_ = np.linalg.lstsq(matrix, y, rcond=None)
-    return CovariateFit(float(solution[0]), solution[1:])
+    coef = snap_to_zero(solution[1:], coefficient_scale(y, as_matrix(Z, n)))
+    return CovariateFit(float(solution[0]), coef)
+
+
+def coefficient_scale(y: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """``||y - mean|| / ||z_k - mean||`` per covariate: the size of a coefficient of ``Z``.
+
+    Coefficients far below it are round-off (:func:`utils.precision.snap_to_zero`);
+    a constant covariate gets scale 0 (nothing is snapped).
+    """
+    y_norm = float(np.linalg.norm(y - y.mean())) if y.size else 0.0
+    z_norm = np.linalg.norm(Z - Z.mean(axis=0), axis=0)
+    safe = np.where(z_norm > 0, z_norm, 1.0)
+    return np.where(z_norm > 0, y_norm / safe, 0.0)
 
 
 def residualize(y: np.ndarray, Z: Optional[np.ndarray] = None):

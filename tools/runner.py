@@ -34,14 +34,16 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
 
 from tools.analysis import ENGINE, AnalysisConfig, ProblemOutcome, run_problem
 from tools.cohort_cache import CohortCache
-from tools.selection import LinkedTableIndex
+from tools.selection import COHORT_INFO_NAME, LinkedTableIndex
 from utils.errors import InputFileError
 from utils.io import atomic_write_json, read_json
 from utils.problems import Problem, load_task_info, parse_problem, result_path
+from utils.logs import LOG_FORMAT
+from utils.logs import progress as progress_bar
+from utils.runtime import available_cores, exit_when_parent_dies
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +55,31 @@ class SchedulerError(RuntimeError):
     """The distributed scheduler cannot be reached."""
 
 
+def check_inputs(problems: Sequence[Problem], preprocess_root: Path) -> None:
+    """Refuse a run whose preprocess tree is missing or holds none of the traits asked for.
+
+    A run over a mistyped folder would otherwise report every problem as
+    "skipped: no usable cohort" and succeed. A tree that has some of the
+    traits is fine: the others are skipped, each with its reason.
+
+    Raises
+    ------
+    InputFileError
+        Naming the folder and what is missing.
+    """
+    root = Path(preprocess_root)
+    if not root.is_dir():
+        raise InputFileError(root, "preprocess tree not found (check --preprocess-dir, "
+                                   "--output-dir or GENOTEX_OUTPUT)")
+    traits = sorted({name for p in problems
+                     for name in ((p.trait, p.condition) if p.is_two_step else (p.trait,))})
+    if traits and not any((root / trait / COHORT_INFO_NAME).is_file() for trait in traits):
+        shown = ", ".join(traits[:3]) + (", ..." if len(traits) > 3 else "")
+        raise InputFileError(root, f"no <Trait>/{COHORT_INFO_NAME} for any of the "
+                                   f"{len(traits)} traits asked for ({shown}); "
+                                   "is this a preprocess tree?")
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """What every worker needs to know (picklable).
@@ -62,6 +89,11 @@ class RunSettings:
     preprocess_root, regress_root, task_info_path : str
     force : bool
         Re-run problems whose results are up to date.
+    remove_stale : bool
+        Delete the existing result of a problem that is now skipped or failed
+        (by default it is kept and listed in the summary).
+    log_level : int
+        Logging level for worker processes (the parent's ``-v``).
     config : AnalysisConfig
     run_id : str
         Distinguishes runs, so per-run caches of long-lived (Dask) workers
@@ -72,6 +104,8 @@ class RunSettings:
     regress_root: str
     task_info_path: str
     force: bool = False
+    remove_stale: bool = False
+    log_level: int = logging.WARNING
     config: AnalysisConfig = AnalysisConfig()
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
@@ -82,6 +116,8 @@ class RunSummary:
 
     outcomes: List[ProblemOutcome]
     seconds: float = 0.0
+    stale: List[Tuple[str, Path]] = field(default_factory=list)
+    removed: List[Tuple[str, Path]] = field(default_factory=list)
 
     def counts(self) -> Dict[str, int]:
         """Number of problems per status."""
@@ -98,6 +134,13 @@ class RunSummary:
             if listed:
                 lines.append(f"{status}:")
                 lines.extend(f"  {o.problem}: {o.reason}" for o in listed)
+        if self.stale:
+            lines.append(f"kept {len(self.stale)} earlier result(s) of problems now skipped or "
+                         "failed (they no longer match the inputs; --remove-stale deletes them):")
+            lines.extend(f"  {problem}: {path}" for problem, path in self.stale)
+        if self.removed:
+            lines.append(f"removed {len(self.removed)} stale result(s) (--remove-stale):")
+            lines.extend(f"  {problem}: {path}" for problem, path in self.removed)
         return "\n".join(lines)
 
 
@@ -124,9 +167,7 @@ def threads_per_problem(jobs: int, cores: Optional[int] = None) -> int:
     single-threaded in every case (multi-threaded BLAS changes the last bits
     of some products, and results must not depend on ``-j``).
     """
-    if cores is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-        cores = cores or os.cpu_count() or 1
+    cores = available_cores() if cores is None else cores
     return max(1, cores // max(1, jobs))
 
 
@@ -166,6 +207,12 @@ def analyse_group(problem_texts: Sequence[str], settings: RunSettings,
     return outcomes
 
 
+def _init_worker(parent_pid: int, log_level: int) -> None:
+    """Start-up of a local worker process: the parent's log level, and exit with the parent."""
+    logging.basicConfig(level=log_level, format=LOG_FORMAT)
+    exit_when_parent_dies(parent_pid)
+
+
 # --------------------------------------------------------------------------- client side
 
 def group_by_trait(problems: Iterable[Problem]) -> List[List[Problem]]:
@@ -192,18 +239,33 @@ def stored_fingerprint(path: Path) -> Optional[str]:
     return None
 
 
-def _settle(outcome: ProblemOutcome, settings: RunSettings) -> None:
-    """Write a finished result, or remove the stale result of a skipped/failed one."""
+def _settle(outcome: ProblemOutcome, settings: RunSettings, summary: "RunSummary") -> None:
+    """Write a finished result; keep (or, if asked, remove) the result of a skipped/failed one.
+
+    Only files written by this engine (:func:`stored_fingerprint`) count as
+    stale results; nothing else is ever removed.
+    """
     path = result_path(settings.regress_root, parse_problem(outcome.problem))
     if outcome.status == "done":
         atomic_write_json(path, outcome.document)
         outcome.document = None
-    elif outcome.status in ("skipped", "failed"):
-        if outcome.status == "failed":
-            logger.warning("%s failed: %s", outcome.problem, outcome.reason)
-        if stored_fingerprint(path) is not None:
-            path.unlink()
-            logger.info("%s: removed the stale result %s", outcome.problem, path)
+        logger.info("%s: done in %.2f s -> %s", outcome.problem, outcome.seconds, path)
+        return
+    if outcome.status == "up-to-date":
+        logger.info("%s: up to date (%s)", outcome.problem, path)
+        return
+    if outcome.status == "failed":
+        logger.warning("%s failed: %s", outcome.problem, outcome.reason)
+    else:
+        logger.info("%s skipped: %s", outcome.problem, outcome.reason)
+    if stored_fingerprint(path) is None:
+        return
+    if settings.remove_stale:
+        path.unlink()
+        summary.removed.append((outcome.problem, path))
+        logger.info("%s: removed the stale result %s", outcome.problem, path)
+    else:
+        summary.stale.append((outcome.problem, path))
 
 
 def _submit_local(groups: List[List[str]], settings: RunSettings,
@@ -214,7 +276,9 @@ def _submit_local(groups: List[List[str]], settings: RunSettings,
             yield group, analyse_group(group, settings, previous, workers)
         return
     context = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                initializer=_init_worker,
+                                initargs=(os.getpid(), settings.log_level)) as pool:
         futures = {pool.submit(analyse_group, group, settings,
                                {p: previous[p] for p in group}, workers): group
                    for group in groups}
@@ -274,11 +338,15 @@ def run_problems(problems: Sequence[Problem], settings: RunSettings, jobs: int =
     stream = (_submit_dask(groups, settings, previous, scheduler) if scheduler
               else _submit_local(groups, settings, previous, jobs))
     by_problem: Dict[str, ProblemOutcome] = {}
-    with tqdm(total=len(texts), unit="problem", disable=not progress) as bar:
+    summary = RunSummary([])
+    with progress_bar(total=len(texts), unit="problem", enabled=progress) as bar:
         for _, outcomes in stream:
             for outcome in outcomes:
-                _settle(outcome, settings)
+                _settle(outcome, settings, summary)
                 by_problem[outcome.problem] = outcome
             bar.update(len(outcomes))
-    ordered = [by_problem[text] for text in texts]
-    return RunSummary(ordered, time.perf_counter() - start)
+    summary.outcomes = [by_problem[text] for text in texts]
+    summary.stale.sort()
+    summary.removed.sort()
+    summary.seconds = time.perf_counter() - start
+    return summary

@@ -144,7 +144,8 @@ def select_cohorts(problem: Problem,
                    trait_info: Mapping[str, Any],
                    condition_info: Optional[Mapping[str, Any]] = None,
                    condition_genes: Sequence[str] = (),
-                   gene_columns: Optional[GeneColumns] = None) -> Selection:
+                   gene_columns: Optional[GeneColumns] = None,
+                   strict: bool = False) -> Selection:
     """Select the cohort (one-step) or cohort pair (two-step) of a problem.
 
     Parameters
@@ -159,6 +160,10 @@ def select_cohorts(problem: Problem,
     gene_columns : callable, optional
         Two-step only: ``gene_columns(trait, cohort)`` gives the gene columns of
         that linked table (an error means the table cannot be used).
+    strict : bool
+        Raise the error of an unreadable linked table instead of moving on to
+        the next pair (``regress.py``: a broken input must fail the problem,
+        not quietly change its data; ``eval.py`` scores what a tree allows).
 
     Returns
     -------
@@ -182,6 +187,8 @@ def select_cohorts(problem: Problem,
             trait_cols = gene_columns(problem.trait, trait_cohort)
             cond_cols = gene_columns(problem.condition, condition_cohort)
         except (InputFileError, OSError, ValueError) as exc:
+            if strict:
+                raise
             logger.info("%s: pair (%s, %s) unusable: %s", problem, trait_cohort,
                         condition_cohort, exc)
             continue
@@ -245,8 +252,8 @@ def read_csv_header(path: PathLike) -> List[str]:
 def select_in_tree(problem: Problem, preprocess_root: PathLike,
                    task_info: Mapping[str, Any],
                    index: Optional[LinkedTableIndex] = None,
-                   cohort_info_cache: Optional[Dict[str, Mapping[str, Any]]] = None
-                   ) -> Selection:
+                   cohort_info_cache: Optional[Dict[str, Mapping[str, Any]]] = None,
+                   strict: bool = False) -> Selection:
     """Select cohorts for ``problem`` from a preprocess tree on disk.
 
     Parameters
@@ -259,8 +266,12 @@ def select_in_tree(problem: Problem, preprocess_root: PathLike,
     index : LinkedTableIndex, optional
         Header cache to share across problems.
     cohort_info_cache : dict, optional
-        ``{trait: cohort_info}`` cache to share across problems; unreadable
-        files count as no usable cohort.
+        ``{trait: cohort_info}`` cache to share across problems.
+    strict : bool
+        ``False`` (evaluating a prediction): an unreadable ``cohort_info.json``
+        or linked table counts as no usable cohort. ``True`` (``regress.py``):
+        it raises :class:`InputFileError` naming the file. Either way a missing
+        ``cohort_info.json`` gives a selection whose reason names the file.
 
     Returns
     -------
@@ -272,16 +283,24 @@ def select_in_tree(problem: Problem, preprocess_root: PathLike,
 
     def info(trait: str) -> Mapping[str, Any]:
         if trait not in cache:
+            path = root / trait / COHORT_INFO_NAME
             try:
-                cache[trait] = load_cohort_info(root / trait / COHORT_INFO_NAME)
+                cache[trait] = load_cohort_info(path)
             except InputFileError as exc:
+                if strict and path.exists():
+                    raise
                 logger.info("%s", exc)
                 cache[trait] = {}
         return cache[trait]
 
+    owners = (problem.trait, problem.condition) if problem.is_two_step else (problem.trait,)
+    absent = [root / t / COHORT_INFO_NAME for t in owners
+              if not (root / t / COHORT_INFO_NAME).is_file()]
+    if absent:
+        return Selection(problem, reason=f"no {absent[0]}")
     if not problem.is_two_step:
         return select_cohorts(problem, info(problem.trait))
     entry = task_info.get(problem.condition, {})
     genes = entry.get("related_genes", []) if isinstance(entry, Mapping) else []
     return select_cohorts(problem, info(problem.trait), info(problem.condition),
-                          genes, index.gene_columns)
+                          genes, index.gene_columns, strict=strict)

@@ -18,19 +18,20 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from tools.analysis import round_floats
 from tools.batch import detect_batch_effect
 from tools.cohort_cache import parse_linked_table
 from tools.cross_validation import (FALLBACK_PENALTY, choose_penalty, cross_validate_lasso_grid,
                                     is_binary, make_folds, mean_metrics, prediction_metrics,
                                     selection_metrics, train_indices)
 from tools.lasso import Lasso
-from tools.lmm import LMM, rank_significant
+from tools.lmm import LMM
+from tools.ranking import rank_by_coefficient, rank_significant
 from tools.residualize import CovariateFit, residualize
 from tools.selection import (LinkedTableIndex, load_cohort_info,
                              rank_one_step, select_in_tree, shared_regressors, usable_cohorts)
 from tools.standardize import Standardizer
 from utils.io import PathLike, atomic_write_json
+from utils.precision import round_floats
 from utils.paths import default_task_info_path
 from utils.problems import (Problem, load_task_info, normalize_trait, related_genes,
                             result_path)
@@ -251,8 +252,7 @@ def interpret_result(model: Any, var_names: Sequence[str], trait: str,
                   "p_value": [float(p_values[i]) for i in order],
                   "corrected_p_value": [float(corrected[i]) for i in order]}
     else:
-        hits = np.flatnonzero(coef)
-        order = sorted(hits, key=lambda i: (-abs(coef[i]), names[i]))
+        order = rank_by_coefficient(names, coef)
         result = {"Variable": [names[i] for i in order],
                   "Coefficient": [float(coef[i]) for i in order],
                   "Absolute Coefficient": [float(abs(coef[i])) for i in order]}

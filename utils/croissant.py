@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from utils.io import PathLike, atomic_write_json, file_sha256
 from utils.paths import ProjectPaths, add_path_arguments, paths_from_args
+from utils.logs import add_verbosity_argument, configure_logging
 
 logger = logging.getLogger(__name__)
 
@@ -362,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
                              f"<metadata>/{SYNTHETIC_TRUTH_NAME} exists)")
     parser.add_argument("--validate", action="store_true",
                         help="validate the written file with mlcroissant")
+    add_verbosity_argument(parser)
     return parser
 
 
@@ -375,7 +377,7 @@ def validate(path: PathLike) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     synthetic = {"auto": None, "yes": True, "no": False}[args.synthetic]
     target = write_metadata(paths_from_args(args), args.out, name=args.name,
                             description=args.description, url=args.url,

@@ -102,7 +102,7 @@ def format_report(report: Mapping[str, Any], max_problems: int = 10) -> str:
     max_problems : int
         How many non-ok items to list per task with their messages.
     """
-    lines = [f"GenoTEX evaluation", f"  prediction: {report['prediction']}",
+    lines = ["GenoTEX evaluation", f"  prediction: {report['prediction']}",
              f"  reference:  {report['reference']}", ""]
     issues: List[str] = []
     selection = report.get("selection")

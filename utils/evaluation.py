@@ -27,7 +27,6 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from tools.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_cohorts
 from utils.eval_tree import (COHORT_ALIASES, MALFORMED, MISSING, OK, REFERENCE_ERROR,
@@ -37,6 +36,7 @@ from utils.metrics import (GENE_METRICS, VIRTUAL_UNIVERSE_SIZE, classification_m
                            failed_gene_metrics, failed_table_metrics, gene_list_metrics,
                            nan_mean, table_similarity)
 from utils.problems import CATEGORIES, Problem, enumerate_problems
+from utils.logs import progress
 
 logger = logging.getLogger(__name__)
 
@@ -328,8 +328,8 @@ class Evaluator:
                 yield trait, cohort, state.valid[cohort]
 
     def _progress(self, iterable, total: int, desc: str):
-        return tqdm(iterable, total=total, desc=desc, disable=not self.settings.progress,
-                    leave=False)
+        return progress(iterable, total=total, desc=desc, enabled=self.settings.progress,
+                        leave=False)
 
     # ------------------------------------------------------------------ selection
     def filtering(self) -> Dict[str, Any]:

@@ -1,15 +1,25 @@
 """Resolve the repository root and the data roots.
 
-This is the only module that knows where things live. Every other module asks it,
-so nothing depends on the caller's working directory.
+This is the only module that knows where things live. Every other module asks it.
 
 Precedence for each root: an explicit argument (usually a CLI flag), then an
 environment variable, then the default below the repository root.
 
+The repository root is, in order: ``--root``, ``GENOTEX_ROOT``, the GenoTEX
+checkout that contains the current working directory (any folder below it:
+``code/<Trait>/`` for a notebook), then the checkout the code was imported
+from. It is never "wherever the package happens to be installed": with two
+clones sharing one environment, work done inside clone B reads and writes
+clone B. A checkout is recognised by its ``pyproject.toml`` naming the
+``genotex`` project. Outside any checkout (an installed package used from
+another folder) a default that needs the root raises
+:class:`RootNotFoundError`; explicit flags or environment variables then
+name the folders.
+
 =====================  =========================  ==============================
 root                   environment variable       default
 =====================  =========================  ==============================
-repository root        ``GENOTEX_ROOT``           the folder holding ``tools/``
+repository root        ``GENOTEX_ROOT``           the checkout (see above)
 input data             ``GENOTEX_INPUT``          ``<root>/input``
 outputs                ``GENOTEX_OUTPUT``         ``<root>/output``
 metadata               ``GENOTEX_METADATA``       ``<root>/metadata``
@@ -21,10 +31,13 @@ task info              ``GENOTEX_TASK_INFO``      ``<metadata>/task_info.json``
 from __future__ import annotations
 
 import argparse
+import functools
 import os
-from dataclasses import dataclass
+import tomllib
 from pathlib import Path
-from typing import Mapping, Optional, Union
+from typing import Callable, Dict, Mapping, Optional, Union
+
+from utils.errors import InputFileError
 
 PathLike = Union[str, os.PathLike]
 
@@ -35,31 +48,72 @@ ENV_METADATA = "GENOTEX_METADATA"
 ENV_GENE_SYNONYMS = "GENOTEX_GENE_SYNONYMS"
 ENV_TASK_INFO = "GENOTEX_TASK_INFO"
 
+PROJECT_NAME = "genotex"
 TASK_INFO_NAME = "task_info.json"
 GENE_SYNONYM_NAME = "gene_synonym.json"
 
 
-def repo_root(environ: Optional[Mapping[str, str]] = None) -> Path:
-    """Return the repository root.
+class RootNotFoundError(InputFileError):
+    """No GenoTEX checkout contains the working directory and none was named."""
+
+
+def is_checkout(folder: Path) -> bool:
+    """True when ``folder`` is the root of a GenoTEX checkout (its pyproject names it)."""
+    marker = folder / "pyproject.toml"
+    if not marker.is_file():
+        return False
+    try:
+        with open(marker, "rb") as handle:
+            project = tomllib.load(handle).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(project, dict) and project.get("name") == PROJECT_NAME
+
+
+def find_checkout(start: Path) -> Optional[Path]:
+    """The GenoTEX checkout containing ``start`` (itself or a parent), if any."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if is_checkout(folder):
+            return folder
+    return None
+
+
+def repo_root(environ: Optional[Mapping[str, str]] = None,
+              cwd: Optional[PathLike] = None) -> Path:
+    """Return the repository root (see the module docstring for the order).
 
     Parameters
     ----------
     environ : mapping, optional
         Environment to read ``GENOTEX_ROOT`` from (defaults to ``os.environ``).
+    cwd : path-like, optional
+        Working directory to start the search from (defaults to the process's).
 
     Returns
     -------
     pathlib.Path
         Absolute path of the repository root.
+
+    Raises
+    ------
+    RootNotFoundError
+        When no root is named and no checkout is found.
     """
     environ = os.environ if environ is None else environ
     if environ.get(ENV_ROOT):
         return Path(environ[ENV_ROOT]).expanduser().resolve()
-    return Path(__file__).resolve().parent.parent
+    here = Path.cwd() if cwd is None else Path(cwd)
+    found = find_checkout(here) or find_checkout(Path(__file__).resolve().parent.parent)
+    if found is None:
+        raise RootNotFoundError(here, "not inside a GenoTEX checkout: run from one, or name "
+                                      f"the folders (--root / {ENV_ROOT}, or --input-dir, "
+                                      "--output-dir, --metadata-dir ...)")
+    return found
 
 
-def _pick(explicit: Optional[PathLike], env_name: str, default: Path,
-          environ: Mapping[str, str]) -> Path:
+def _pick(explicit: Optional[PathLike], env_name: str, default: Optional[Path],
+          environ: Mapping[str, str]) -> Optional[Path]:
     if explicit is not None and str(explicit) != "":
         return Path(explicit).expanduser().resolve()
     if environ.get(env_name):
@@ -67,9 +121,13 @@ def _pick(explicit: Optional[PathLike], env_name: str, default: Path,
     return default
 
 
-@dataclass(frozen=True)
 class ProjectPaths:
     """The resolved data roots of one run.
+
+    Each root is the explicit value or environment variable given to
+    :func:`resolve_paths`, else its default below the repository root. The
+    repository root itself is looked up only when a default needs it, so
+    explicit folders work outside any checkout.
 
     Attributes
     ----------
@@ -77,14 +135,53 @@ class ProjectPaths:
         Repository root and the three data roots.
     gene_synonyms, task_info : pathlib.Path
         The two metadata files most functions need.
+
+    Raises
+    ------
+    RootNotFoundError
+        On reading a root whose default needs a checkout when none is found.
     """
 
-    root: Path
-    input: Path
-    output: Path
-    metadata: Path
-    gene_synonyms: Path
-    task_info: Path
+    FIELDS = ("root", "input", "output", "metadata", "gene_synonyms", "task_info")
+
+    def __init__(self, given: Mapping[str, Optional[Path]],
+                 environ: Optional[Mapping[str, str]] = None) -> None:
+        self._given = {name: given.get(name) for name in self.FIELDS}
+        self._environ = dict(os.environ if environ is None else environ)
+
+    def _value(self, name: str, default: "Callable[[], Path]") -> Path:
+        chosen = self._given[name]
+        return chosen if chosen is not None else default()
+
+    @functools.cached_property
+    def root(self) -> Path:
+        """The repository root."""
+        return self._value("root", lambda: repo_root(self._environ))
+
+    @property
+    def input(self) -> Path:
+        """Input data root."""
+        return self._value("input", lambda: self.root / "input")
+
+    @property
+    def output(self) -> Path:
+        """Output root."""
+        return self._value("output", lambda: self.root / "output")
+
+    @property
+    def metadata(self) -> Path:
+        """Metadata root."""
+        return self._value("metadata", lambda: self.root / "metadata")
+
+    @property
+    def gene_synonyms(self) -> Path:
+        """``gene_synonym.json``."""
+        return self._value("gene_synonyms", lambda: self.metadata / GENE_SYNONYM_NAME)
+
+    @property
+    def task_info(self) -> Path:
+        """``task_info.json``."""
+        return self._value("task_info", lambda: self.metadata / TASK_INFO_NAME)
 
     @property
     def preprocess(self) -> Path:
@@ -105,6 +202,18 @@ class ProjectPaths:
     def tcga_input(self) -> Path:
         """``<input>/TCGA``."""
         return self.input / "TCGA"
+
+    def as_dict(self) -> Dict[str, Path]:
+        """Every root, resolved (raises like the attributes)."""
+        return {name: getattr(self, name) for name in self.FIELDS}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ProjectPaths) and self.as_dict() == other.as_dict()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!s}" for name, value in self._given.items()
+                          if value is not None)
+        return f"ProjectPaths({shown})"
 
 
 def resolve_paths(root: Optional[PathLike] = None,
@@ -128,18 +237,13 @@ def resolve_paths(root: Optional[PathLike] = None,
     ProjectPaths
     """
     environ = os.environ if environ is None else environ
-    root_path = (Path(root).expanduser().resolve() if root
-                 else repo_root(environ))
-    metadata = _pick(metadata_dir, ENV_METADATA, root_path / "metadata", environ)
-    return ProjectPaths(
-        root=root_path,
-        input=_pick(input_dir, ENV_INPUT, root_path / "input", environ),
-        output=_pick(output_dir, ENV_OUTPUT, root_path / "output", environ),
-        metadata=metadata,
-        gene_synonyms=_pick(gene_synonyms, ENV_GENE_SYNONYMS,
-                            metadata / GENE_SYNONYM_NAME, environ),
-        task_info=_pick(task_info, ENV_TASK_INFO, metadata / TASK_INFO_NAME, environ),
-    )
+    explicit = {"root": (root, ENV_ROOT), "input": (input_dir, ENV_INPUT),
+                "output": (output_dir, ENV_OUTPUT), "metadata": (metadata_dir, ENV_METADATA),
+                "gene_synonyms": (gene_synonyms, ENV_GENE_SYNONYMS),
+                "task_info": (task_info, ENV_TASK_INFO)}
+    given = {name: _pick(value, env_name, None, environ)
+             for name, (value, env_name) in explicit.items()}
+    return ProjectPaths(given, environ)
 
 
 def default_gene_synonym_path() -> Path:
@@ -164,7 +268,8 @@ def add_path_arguments(parser: argparse.ArgumentParser,
         ``"gene_synonyms"``, ``"task_info"``.
     """
     helps = {
-        "root": ("--root", f"repository root (env {ENV_ROOT}; default: this checkout)"),
+        "root": ("--root", f"repository root (env {ENV_ROOT}; default: the GenoTEX "
+                           "checkout holding the working directory, else this one)"),
         "input": ("--input-dir", f"input data root (env {ENV_INPUT}; default: <root>/input)"),
         "output": ("--output-dir", f"output root (env {ENV_OUTPUT}; default: <root>/output)"),
         "metadata": ("--metadata-dir",

@@ -43,13 +43,14 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from tqdm import tqdm
 
 from utils.demo.cohorts import GeoDecisions, all_cohorts
 from utils.demo.notebooks import (execute_notebook, geo_notebook, notebook_path,
                                   tidy_notebook, write_notebook, xena_notebook)
 from utils.paths import (ENV_INPUT, ENV_METADATA, ENV_OUTPUT, ProjectPaths, add_path_arguments,
                          paths_from_args)
+from utils.logs import progress
+from utils.logs import add_verbosity_argument, configure_logging
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +141,7 @@ def build_notebooks(paths: ProjectPaths, code_root: Path, cohorts: Sequence = ()
         _clear(paths.preprocess)
     _kernel_environment(paths)
     with tempfile.TemporaryDirectory(prefix="genotex_nb_cwd_") as cwd:
-        for decisions in tqdm(chosen, desc="notebooks", unit="notebook"):
+        for decisions in progress(chosen, desc="notebooks", unit="notebook"):
             notebook = execute_notebook(build_notebook(decisions), cwd=cwd)
             target = notebook_path(code_root, decisions.trait, decisions.cohort)
             write_notebook(tidy_notebook(notebook, f"{decisions.trait}-{decisions.cohort}"),
@@ -191,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="notebooks step: only these cohorts (e.g. Heart_rate/GSE9100501); "
                              "output/preprocess is then not cleared first")
     add_path_arguments(parser, ("root", "input", "output", "metadata"))
+    add_verbosity_argument(parser)
     return parser
 
 
@@ -207,7 +209,7 @@ def _selected_cohorts(names: Optional[Sequence[str]]) -> list:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     paths = paths_from_args(args)
     root = paths.root
     gene_info = (args.gene_info or root / DEFAULT_GENE_INFO).resolve()

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from tqdm import tqdm
 
 from utils.io import PathLike, atomic_write_json, dumps_json
 from utils.synthetic.cohorts import write_geo_cohort, write_tcga_cohort
@@ -17,6 +16,7 @@ from utils.synthetic.ids import GSM_PER_SERIES, gsm_ids
 from utils.synthetic.model import Biology, build_biology
 from utils.synthetic.platform import ProbeDesign, design_platform
 from utils.synthetic.spec import Plan, PlanError, plan_to_mapping
+from utils.logs import progress as progress_bar
 
 logger = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ def generate(plan: Plan, sources: Sources, out_dir: PathLike,
     designs = design_platforms(plan, catalog, biology)
     protected = protected_genes(biology, catalog)
     cohorts: Dict[str, Dict[str, Any]] = {}
-    for cohort in tqdm(plan.cohorts, desc="synthetic cohorts", disable=not progress):
+    for cohort in progress_bar(plan.cohorts, desc="synthetic cohorts", enabled=progress):
         if cohort.source == "geo":
             record = write_geo_cohort(cohort, biology, designs, catalog, out, plan.seed)
         else:
