@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tools.bias import judge_and_remove_biased_features
-from tools.cohort_info import validate_and_save_cohort_info
-from tools.linking import geo_link_clinical_genetic_data, handle_missing_values
-from tools.tcga import (tcga_read_clinical_data, tcga_read_genetic_data,
-                        tcga_select_clinical_features)
+from tools.preprocess.bias import judge_and_remove_biased_features
+from tools.preprocess.cohort_info import validate_and_save_cohort_info
+from tools.preprocess.linking import geo_link_clinical_genetic_data, handle_missing_values
+from tools.preprocess.tcga import (tcga_read_clinical_data, tcga_read_genetic_data,
+                                   tcga_select_clinical_features)
 
 LUAD = (Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "tcga" / "LUAD"
         / "TCGA.LUAD.sampleMap_LUAD_clinicalMatrix")

@@ -18,9 +18,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
+from fake_download_server import FakeHub  # noqa: E402
+
 from download.fetch import HttpClient, RetryPolicy  # noqa: E402
 from download.manifest import generate_manifest  # noqa: E402
-from fake_download_server import FakeHub  # noqa: E402
 
 SIZE = 64 * 1024 * 1024
 

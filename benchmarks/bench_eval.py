@@ -33,7 +33,7 @@ from typing import Dict, List
 import numpy as np
 import pandas as pd
 
-from utils.evaluation import EvaluationSettings, Evaluator, default_jobs
+from genotex.evaluation.evaluator import EvaluationSettings, Evaluator, default_jobs
 from utils.problems import enumerate_problems, load_task_info
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

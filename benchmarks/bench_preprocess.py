@@ -69,7 +69,7 @@ def write_series_matrix(path: Path, size_mb: float, seed: int = 0) -> tuple:
 def _child_read(path: str, queue) -> None:
     import psutil
 
-    from tools.geo import get_genetic_data
+    from tools.preprocess.geo import get_genetic_data
 
     rss_before = psutil.Process().memory_info().rss
     start = time.perf_counter()
@@ -100,7 +100,7 @@ def measure_read(path: Path, text_bytes: int, repeat: int) -> dict:
 
 def mapping_inputs(workdir: Path, n_samples: int):
     """Expression table, mapping and synonym-map path for the mapping benchmark."""
-    from tools.soft import get_gene_annotation, get_gene_mapping
+    from tools.preprocess.soft import get_gene_annotation, get_gene_mapping
 
     rng = np.random.default_rng(1)
     gpl570 = SHARED / "geo/platforms/derived_id2symbol/GPL570.txt"
@@ -129,8 +129,8 @@ def mapping_inputs(workdir: Path, n_samples: int):
 
 
 def measure_mapping(expression, mapping, synonym_path, repeat: int) -> dict:
-    from tools.gene_mapping import apply_gene_mapping, normalize_gene_symbols_in_index
-    from tools.symbols import load_synonym_map
+    from tools.preprocess.gene_mapping import apply_gene_mapping, normalize_gene_symbols_in_index
+    from utils.symbols import load_synonym_map
 
     start = time.perf_counter()
     synonyms = load_synonym_map(synonym_path)

@@ -6,7 +6,7 @@
    tuning, final fit) on the Lasso path and on the LMM path, single-threaded
    BLAS, best of ``--repeats`` per problem, median over problems. Each path
    is timed with one thread and with the threads ``regress.py -j 1`` gives a
-   problem on this machine (:func:`tools.runner.threads_per_problem`: the
+   problem on this machine (:func:`genotex.regress.runner.threads_per_problem`: the
    LMM's fold fits and final fit run side by side; the Lasso path stays
    sequential). The load average and the time of a 167 x 18,530 float64
    matrix-vector product are printed before and after, since other jobs on
@@ -17,7 +17,7 @@
    penalty.
 3. The real problem set (``../shared/data/opentargets/genomas_task_info.json``:
    132 traits, 1,384 problems) over a generated preprocess tree, run by
-   :func:`tools.runner.run_problems`; prints total time, problems/s and peak
+   :func:`genotex.regress.runner.run_problems`; prints total time, problems/s and peak
    memory.
 
 Usage::
@@ -50,11 +50,11 @@ from threadpoolctl import threadpool_limits
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tools.analysis import AnalysisConfig, ProblemData, analyze  # noqa: E402
-from tools.cross_validation import PENALTY_GRID, make_folds, train_indices  # noqa: E402
-from tools.residualize import residualize  # noqa: E402
-from tools.runner import RunSettings, run_problems, threads_per_problem  # noqa: E402
-from tools.standardize import Standardizer  # noqa: E402
+from genotex.regress.runner import RunSettings, run_problems, threads_per_problem  # noqa: E402
+from tools.statistics.crossval import PENALTY_GRID, make_folds, train_indices  # noqa: E402
+from tools.statistics.engine import AnalysisConfig, ProblemData, analyze  # noqa: E402
+from tools.statistics.residualize import residualize  # noqa: E402
+from tools.statistics.standardize import Standardizer  # noqa: E402
 from utils.problems import Problem, enumerate_problems, load_task_info  # noqa: E402
 
 N_SAMPLES, N_GENES = 167, 18_530

@@ -17,10 +17,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from genotex.recompress import recompress_tree  # noqa: E402
+from genotex.synthetic import Sources, generate, load_plan  # noqa: E402
+from genotex.synthetic.genes import build_catalog  # noqa: E402
 from tests.synthetic_world import generate_world  # noqa: E402
-from utils.recompress import recompress_tree  # noqa: E402
-from utils.synthetic import Sources, generate, load_plan  # noqa: E402
-from utils.synthetic.genes import build_catalog  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data"
 

@@ -21,19 +21,19 @@ from typing import List, Optional, Sequence
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from download.cli import (stop_at_unresolved_host, add_transfer_arguments, http_client_from_args, setup_logging,
-                          state_dir_from_args)
+from download.cli import (add_transfer_arguments, http_client_from_args, setup_logging,
+                          state_dir_from_args, stop_at_unresolved_host)
 from download.fetch import DownloadError, install_file
-from download.opentargets import (MIN_SCORE, TRAIT_DISEASES, association_files,
-                                  build_related_genes, check_table, merge_related_genes,
-                                  read_disease_index, read_trait_diseases)
+from download.opentargets import (MIN_SCORE, TRAIT_DISEASES, association_files, build_related_genes,
+                                  check_table, merge_related_genes, read_disease_index,
+                                  read_trait_diseases)
 from download.pairs import PAPER_THRESHOLD, PairRules, build_task_info
 from download.parquet_rows import PARQUET_SUFFIX, verify_parquet
-from tools.symbols import ENSEMBL_MAP_NAME, companion_map_path, load_gene_map
 from utils.errors import InputFileError
 from utils.io import atomic_write_json
 from utils.paths import ProjectPaths, add_path_arguments, paths_from_args
 from utils.problems import load_task_info, normalize_trait
+from utils.symbols import ENSEMBL_MAP_NAME, companion_map_path, load_gene_map
 
 
 def build_parser() -> argparse.ArgumentParser:

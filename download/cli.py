@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import random
+import sys
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
@@ -12,9 +12,9 @@ from download.fetch import (HttpClient, NameResolutionError, RateLimiter, RetryP
                             default_state_dir)
 from download.manifest import read_manifest
 from utils.errors import InputFileError
+from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ProjectPaths
 from utils.problems import load_task_info, normalize_trait
-from utils.logs import add_verbosity_argument, configure_logging
 
 
 def add_transfer_arguments(parser: argparse.ArgumentParser, units: bool = True) -> None:

@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Dict, Optional, Sequence
 
-
-from pathlib import Path
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from download.cli import (stop_at_unresolved_host, add_transfer_arguments, http_client_from_args,
-                          manifest_checksums, setup_logging, state_dir_from_args,
+from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
+                          setup_logging, state_dir_from_args, stop_at_unresolved_host,
                           traits_from_args)
 from download.eutils import EutilsClient, EutilsSettings, GdsQuery
 from download.fetch import DownloadError, NameResolutionError
-from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url,
-                          load_plans, plan_trait, plan_units, read_search_terms, save_plans)
+from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url, load_plans,
+                          plan_trait, plan_units, read_search_terms, save_plans)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
-from utils.paths import add_path_arguments, paths_from_args
 from utils.logs import progress
+from utils.paths import add_path_arguments, paths_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -43,7 +43,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Dict, Mapping, Optional
 
-
 from utils.io import PathLike, atomic_write, atomic_write_json
 from utils.io import file_sha256 as sha256_file  # re-exported for download.manifest/transfer
 from utils.logs import progress

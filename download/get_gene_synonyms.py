@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import List, Optional
 
-from pathlib import Path
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.gene_synonyms import build_gene_synonyms
 from utils.errors import InputFileError
-from utils.paths import resolve_paths
 from utils.logs import add_verbosity_argument, configure_logging
+from utils.paths import resolve_paths
 
 
 def build_parser() -> argparse.ArgumentParser:

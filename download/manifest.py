@@ -22,16 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
-
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.fetch import sha256_file
 from utils.errors import InputFileError
 from utils.io import PathLike, atomic_write_text, read_text
-from utils.paths import add_path_arguments, paths_from_args
-from utils.logs import progress as progress_bar
 from utils.logs import add_verbosity_argument, configure_logging
+from utils.logs import progress as progress_bar
+from utils.paths import add_path_arguments, paths_from_args
 
 logger = logging.getLogger(__name__)
 

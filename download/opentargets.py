@@ -32,18 +32,18 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional,
-                    Sequence, Set, Tuple, TypeVar)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set,
+                    Tuple, TypeVar)
 
 import numpy as np
 import pandas as pd
 
 from download.parquet_rows import PARQUET_SUFFIX, is_parquet, iter_row_groups
 from download.tables import read_table
-from tools.symbols import normalize_symbols
 from utils.errors import InputFileError
 from utils.io import PathLike, open_text
 from utils.logs import progress as progress_bar
+from utils.symbols import normalize_symbols
 
 logger = logging.getLogger(__name__)
 

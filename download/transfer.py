@@ -14,10 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
-
-from download.fetch import (DownloadError, HttpClient, NameResolutionError,
-                            RemoteNotFoundError, install_file,
-                            sha256_file, verify_gzip)
+from download.fetch import (DownloadError, HttpClient, NameResolutionError, RemoteNotFoundError,
+                            install_file, sha256_file, verify_gzip)
 from utils.io import PathLike
 from utils.logs import progress as progress_bar
 

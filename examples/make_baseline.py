@@ -10,7 +10,7 @@ automatic pipeline makes. Per cohort, with no human reading:
   ``unknown`` becomes a control. A row of numbers is read as a continuous trait.
   Titles and source names are never read, so traits recorded there are missed.
 * **Age / Gender**: rows whose key starts with ``age`` / is ``sex`` or
-  ``gender``, with the ready converters of ``tools.clinical``.
+  ``gender``, with the ready converters of ``tools.preprocess.clinical``.
 * **expression**: the series-matrix table as it is (no log transform of linear
   intensities); RNA-seq series, whose matrix table is empty, count as having no
   gene data (the supplementary count table is not looked at).
@@ -49,22 +49,22 @@ from scipy import stats
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tools.clinical import convert_age, convert_gender, value_after_colon
-from tools.cohort_info import validate_and_save_cohort_info
-from tools.gene_mapping import apply_gene_mapping
-from tools.geo import geo_get_relevant_filepaths, get_background_and_clinical_data, \
-    get_genetic_data
-from tools.linking import geo_link_clinical_genetic_data, handle_missing_values
-from tools.selection import usable_cohorts
-from tools.soft import get_gene_annotation, get_gene_mapping, suggest_mapping_columns
-from tools.tcga import (first_candidate, tcga_age_candidates, tcga_gender_candidates,
-                        tcga_get_relevant_filepaths, tcga_read_clinical_data,
-                        tcga_read_genetic_data, tcga_select_clinical_features)
+from tools.preprocess.clinical import convert_age, convert_gender, value_after_colon
+from tools.preprocess.cohort_info import validate_and_save_cohort_info
+from tools.preprocess.gene_mapping import apply_gene_mapping
+from tools.preprocess.geo import (geo_get_relevant_filepaths, get_background_and_clinical_data,
+                                  get_genetic_data)
+from tools.preprocess.linking import geo_link_clinical_genetic_data, handle_missing_values
+from tools.preprocess.soft import get_gene_annotation, get_gene_mapping, suggest_mapping_columns
+from tools.preprocess.tcga import (first_candidate, tcga_age_candidates, tcga_gender_candidates,
+                                   tcga_get_relevant_filepaths, tcga_read_clinical_data,
+                                   tcga_read_genetic_data, tcga_select_clinical_features)
 from utils.errors import InputFileError
 from utils.io import atomic_to_csv, atomic_write_json, read_json
+from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, paths_from_args
 from utils.problems import enumerate_problems, load_task_info, result_path
-from utils.logs import add_verbosity_argument, configure_logging
+from utils.selection import usable_cohorts
 
 logger = logging.getLogger("baseline")
 

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict
 
-from utils.synthetic import Sources, generate, plan_from_mapping
+from genotex.synthetic import Sources, generate, plan_from_mapping
 
 RELATED = {
     "Rheumatoid_Arthritis": ["TNF", "IL6", "PTPN22", "STAT4", "CTLA4", "IL17A", "HLA-DRB1",

@@ -1,7 +1,7 @@
 """Evaluation metrics of the benchmark (SPEC 6), as pure vectorized functions.
 
-Nothing here reads files; :mod:`utils.evaluation` feeds these functions with
-data loaded by :mod:`utils.eval_tree`.
+Nothing here reads files; :mod:`genotex.evaluation.evaluator` feeds these functions with
+data loaded by :mod:`genotex.evaluation.tree`.
 
 Scales
 ------
@@ -254,7 +254,7 @@ def universe_members(universe: Collection[str], genes: Set[str]) -> Set[str]:
     """The ``genes`` that belong to ``universe``.
 
     Uses ``universe.intersection`` when the universe has one (sets and
-    :class:`utils.evaluation.GeneUniverse`), so the work happens in C.
+    :class:`genotex.evaluation.evaluator.GeneUniverse`), so the work happens in C.
     """
     if isinstance(universe, (list, tuple)):
         universe = set(universe)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Tuple
 
-from tools.symbols import normalize_symbols
 from utils.io import PathLike
 from utils.problems import normalize_trait, question_pairs
+from utils.symbols import normalize_symbols
 
 __all__ = ["normalize_trait", "get_question_pairs", "normalize_gene_symbols"]
 

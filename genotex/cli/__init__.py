@@ -1,0 +1,1 @@
+"""Command-line entry points (argparse); the library functions they call do the work."""

@@ -1,0 +1,68 @@
+"""Re-gzip files of an input tree that a data platform unpacked.
+
+Rules (see utils/recompress.py): a ``.gz`` file with plain content is gzipped in
+place; a file that lost its ``.gz`` suffix (``*_series_matrix.txt``,
+``*_family.soft``, ``*.sampleMap_HiSeqV2[_PANCAN]``, ``*_raw_counts_*.tsv``)
+becomes ``<name>.gz``; a plain file whose ``.gz`` twin holds the same content is
+removed; anything else (clinicalMatrix, JSON, CSV) is left alone. Every write is
+verified and atomic; a second run changes nothing.
+
+Examples
+--------
+    python recompress_files.py --dry-run          # show what would change in ./input
+    python recompress_files.py --root /data/genotex/input
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+from genotex.recompress import LOST_SUFFIX_PATTERNS, recompress_tree
+from utils.logs import add_verbosity_argument, configure_logging
+from utils.paths import resolve_paths
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface."""
+    parser = argparse.ArgumentParser(
+        description="Restore the gzip compression of GEO / Xena input files that a data "
+                    "platform unpacked (idempotent, atomic, verified).",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--root", metavar="DIR", default=None,
+                        help="tree to repair (default: the resolved input dir: "
+                             "GENOTEX_INPUT or <repo>/input)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="only list what would change; touch nothing")
+    parser.add_argument("--verify", action="store_true",
+                        help="also decompress every .gz file and report damaged ones")
+    parser.add_argument("--pattern", action="append", default=[], metavar="GLOB",
+                        help="extra file-name glob (without .gz) whose canonical form is "
+                             "gzip; repeatable. Built in: " + ", ".join(LOST_SUFFIX_PATTERNS))
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print only the final summary line")
+    add_verbosity_argument(parser)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the CLI; exit code 0 when nothing failed or conflicts, else 1."""
+    args = build_parser().parse_args(argv)
+    configure_logging(args.verbose)
+    root = Path(args.root) if args.root else resolve_paths().input
+    try:
+        report = recompress_tree(root, dry_run=args.dry_run,
+                                 patterns=LOST_SUFFIX_PATTERNS + tuple(args.pattern),
+                                 verify=args.verify)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    text = report.summary()
+    print(text.splitlines()[-1] if args.quiet else text)
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

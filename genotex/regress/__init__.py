@@ -1,0 +1,1 @@
+"""GenoTEX applications."""

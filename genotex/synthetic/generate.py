@@ -1,0 +1,174 @@
+"""Generate a whole synthetic input tree and its planted truth from a plan."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional
+
+from genotex.synthetic.cohorts import write_geo_cohort, write_tcga_cohort
+from genotex.synthetic.genes import GeneCatalog, build_catalog
+from genotex.synthetic.ids import GSM_PER_SERIES, gsm_ids
+from genotex.synthetic.model import Biology, build_biology
+from genotex.synthetic.platform import ProbeDesign, design_platform
+from genotex.synthetic.spec import Plan, PlanError, plan_to_mapping
+from utils.io import PathLike, atomic_write_json, dumps_json
+from utils.logs import progress as progress_bar
+
+logger = logging.getLogger(__name__)
+
+TRUTH_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The metadata a generation reads (parsed), with their digests for provenance.
+
+    Attributes
+    ----------
+    synonyms : mapping
+        ``{ALIAS_UPPER: Official}``.
+    task_info : mapping
+        ``{trait: {"related_genes": [...], "conditions": [...]}}``.
+    entrez : mapping, optional
+        ``{GeneID: symbol}``.
+    digests : dict
+        File role -> SHA-256 of the file read (``None`` when not read from a file).
+    """
+
+    synonyms: Mapping[str, str]
+    task_info: Mapping[str, Any]
+    entrez: Optional[Mapping[str, str]] = None
+    digests: Optional[Mapping[str, Optional[str]]] = None
+
+
+def check_sample_ids(plan: Plan, source: str = "<plan>") -> None:
+    """Refuse plans whose GEO cohorts would share GSM accessions."""
+    owner: Dict[str, str] = {}
+    for cohort in plan.cohorts:
+        if cohort.source != "geo":
+            continue
+        total = cohort.n_samples + sum(e.n_samples for e in cohort.extra_platforms)
+        if cohort.gsm_start is None and total > GSM_PER_SERIES:
+            raise PlanError(source, f"{cohort.key}: more than {GSM_PER_SERIES} samples "
+                            "need an explicit gsm_start")
+        for gsm in gsm_ids(cohort.gse_number, total, cohort.gsm_start):
+            if gsm in owner:
+                raise PlanError(source, f"{cohort.key} and {owner[gsm]} would both use "
+                                f"{gsm}; set gsm_start or change a GSE number")
+            owner[gsm] = cohort.key
+
+
+def protected_genes(biology: Biology, catalog: GeneCatalog) -> List[str]:
+    """Genes every human platform and Xena matrix must measure (planted, sex)."""
+    planted = [g for model in biology.traits.values() for g in model.planted]
+    return list(dict.fromkeys(planted + list(catalog.sex_genes)))
+
+
+def design_platforms(plan: Plan, catalog: GeneCatalog, biology: Biology
+                     ) -> Dict[str, ProbeDesign]:
+    """Probe designs of every platform the plan's cohorts use."""
+    protected = protected_genes(biology, catalog)
+    no_multi = protected + list(biology.age_genes) + list(biology.gender_genes)
+    used = []
+    for cohort in plan.cohorts:
+        if cohort.source == "geo":
+            used.append(cohort.platform)
+            used += [e.platform for e in cohort.extra_platforms]
+    return {pid: design_platform(plan.platforms[pid], catalog, protected, no_multi, plan.seed)
+            for pid in dict.fromkeys(used)}
+
+
+def trait_truth(biology: Biology, catalog: GeneCatalog) -> Dict[str, Any]:
+    """The planted model of every trait."""
+    out = {}
+    for name, model in sorted(biology.traits.items()):
+        plan = model.plan
+        out[name] = {"kind": plan.kind, "planted_genes": dict(model.planted),
+                     "known": list(model.known), "novel": list(model.novel),
+                     "age_effect": plan.age_effect, "gender_effect": plan.gender_effect,
+                     "noise": plan.noise, "sex": plan.sex,
+                     "related_genes_in_universe": list(catalog.related.get(name, ()))}
+    return out
+
+
+def generate(plan: Plan, sources: Sources, out_dir: PathLike,
+             truth_path: Optional[PathLike] = None, source: str = "<plan>",
+             progress: bool = False) -> Dict[str, Any]:
+    """Write every cohort of ``plan`` below ``out_dir`` and return the planted truth.
+
+    Parameters
+    ----------
+    plan : Plan
+    sources : Sources
+        Synonym map, task info and optional GeneID map.
+    out_dir : path-like
+        Input root: cohorts go to ``<out_dir>/GEO/...`` and ``<out_dir>/TCGA/...``.
+    truth_path : path-like, optional
+        Where to write the truth JSON (not written when omitted).
+    source : str
+        Plan file name for error messages.
+    progress : bool
+        Show a tqdm bar over cohorts.
+
+    Returns
+    -------
+    dict
+        The truth document (see ``docs/synthetic.md``).
+    """
+    out = Path(out_dir)
+    check_sample_ids(plan, source)
+    catalog = build_catalog(plan, sources.synonyms, sources.task_info, sources.entrez, source)
+    try:
+        biology = build_biology(plan, catalog)
+    except ValueError as exc:
+        raise PlanError(source, str(exc)) from exc
+    designs = design_platforms(plan, catalog, biology)
+    protected = protected_genes(biology, catalog)
+    cohorts: Dict[str, Dict[str, Any]] = {}
+    for cohort in progress_bar(plan.cohorts, desc="synthetic cohorts", enabled=progress):
+        if cohort.source == "geo":
+            record = write_geo_cohort(cohort, biology, designs, catalog, out, plan.seed)
+        else:
+            record = write_tcga_cohort(cohort, biology, catalog, protected, out, plan.seed)
+        cohorts.setdefault(cohort.trait, {})[cohort.id] = record
+        logger.info("wrote %s (%d samples)", cohort.key, record["n_samples"])
+    plan_text = dumps_json(plan_to_mapping(plan), indent=None)
+    truth = {
+        "synthetic": True,
+        "description": "Planted truth of a synthetic GenoTEX input tree. No real subject.",
+        "generator": {"program": "generate_synthetic.py", "format_version": TRUTH_FORMAT_VERSION,
+                      "seed": plan.seed,
+                      "plan_sha256": hashlib.sha256(plan_text.encode()).hexdigest(),
+                      "inputs": dict(sources.digests or {})},
+        "genes": {"universe": list(catalog.universe), "sex_genes": list(catalog.sex_genes),
+                  "age_genes": dict(biology.age_genes),
+                  "gender_genes": dict(biology.gender_genes)},
+        "traits": trait_truth(biology, catalog),
+        "cohorts": {t: cohorts[t] for t in sorted(cohorts)},
+    }
+    if truth_path is not None:
+        atomic_write_json(truth_path, truth, indent=1)
+    return truth
+
+
+def demo_task_info(plan: Plan, task_info: Mapping[str, Any], catalog: GeneCatalog,
+                   restrict_genes: bool = True) -> Dict[str, Any]:
+    """``task_info.json`` for the plan's traits.
+
+    Conditions keep Age, Gender and plan traits, in stored order; related genes
+    are restricted to the gene universe (task order) when ``restrict_genes``.
+    """
+    universe = set(catalog.universe)
+    out: Dict[str, Any] = {}
+    for trait in sorted(plan.traits):
+        entry = task_info.get(trait, {})
+        genes = list(entry.get("related_genes", []))
+        if restrict_genes:
+            genes = [g for g in genes if g in universe]
+        conditions = [c for c in entry.get("conditions", [])
+                      if c in ("Age", "Gender") or c in plan.traits]
+        out[trait] = {"related_genes": genes, "conditions": conditions}
+    return out

@@ -1,0 +1,199 @@
+"""TCGA cohorts from a local fake Xena hub (download/tcga.py, download/download_tcga.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from tests.fake_download_server import FakeHub
+
+from download import download_tcga
+from download.tcga import (XenaCohort, read_cancer_traits, read_cohort_table, select_cohorts,
+                           trait_cohort_map)
+from utils.errors import InputFileError
+
+from tests.conftest import REPO_ROOT as _ROOT
+REPO = _ROOT
+SHARED_TASK_INFO = REPO.parent / "shared" / "data" / "opentargets" / "genomas_task_info.json"
+
+CLINICAL = (b"sampleID\tage_at_initial_pathologic_diagnosis\tgender\n"
+            b"TCGA-05-4244-01\t70\tMALE\nTCGA-05-4249-11\t67\tFEMALE\n")
+
+
+def gene_matrix(size: int, seed: int) -> bytes:
+    return gzip.compress(random.Random(seed).randbytes(size), mtime=0)
+
+
+def serve_cohort(hub: FakeHub, code: str, hiseq: bool = True, pancan: bool = True,
+                 size: int = 30_000) -> dict:
+    base = f"/download/TCGA.{code}.sampleMap/"
+    files = {f"TCGA.{code}.sampleMap_{code}_clinicalMatrix": CLINICAL}
+    hub.add_file(base + f"{code}_clinicalMatrix", CLINICAL)
+    if hiseq:
+        files[f"TCGA.{code}.sampleMap_HiSeqV2.gz"] = gene_matrix(size, 1)
+        hub.add_file(base + "HiSeqV2.gz", files[f"TCGA.{code}.sampleMap_HiSeqV2.gz"])
+    if pancan:
+        files[f"TCGA.{code}.sampleMap_HiSeqV2_PANCAN.gz"] = gene_matrix(size, 2)
+        hub.add_file(base + "HiSeqV2_PANCAN.gz",
+                     files[f"TCGA.{code}.sampleMap_HiSeqV2_PANCAN.gz"])
+    return files
+
+
+def args(hub: FakeHub, tmp_path: Path, *extra: str) -> list[str]:
+    return ["--input-dir", str(tmp_path / "input"), "--state-dir", str(tmp_path / "state"),
+            "--xena-url", hub.base_url + "/download/", "--backoff", "0.001",
+            "--timeout", "1.0", "--seed", "3", "--no-progress", *extra]
+
+
+def tree(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in folder.iterdir()} if folder.is_dir() else {}
+
+
+def test_table_maps_cancer_traits_only():
+    cohorts = read_cohort_table()
+    cancers = set(read_cancer_traits())
+    mapping = trait_cohort_map(cohorts)
+    assert set(mapping) <= cancers
+    assert mapping["Lung_Cancer"] == "TCGA_Lung_Cancer_(LUNG)"
+    assert mapping["Large_B-cell_Lymphoma"] == "TCGA_Large_Bcell_Lymphoma_(DLBC)"
+    assert mapping["Endometrioid_Cancer"] == mapping["Uterine_Corpus_Endometrial_Carcinoma"]
+    # every cancer trait but Retinoblastoma (no TCGA project) has exactly one cohort
+    assert cancers - set(mapping) == {"Retinoblastoma"}
+    assert len(cohorts) == 36 and len(mapping) == 34
+
+
+def test_cancer_list_matches_the_real_trait_names():
+    if not SHARED_TASK_INFO.exists():
+        pytest.skip(f"real task info not available: {SHARED_TASK_INFO}")
+    traits = set(json.loads(SHARED_TASK_INFO.read_text(encoding="utf-8")))
+    assert set(read_cancer_traits()) <= traits
+    assert len(read_cancer_traits()) == 35
+
+
+def test_table_rejects_non_cancer_traits(tmp_path):
+    table = tmp_path / "t.tsv"
+    table.write_text("code\txena_cohort\tfolder\ttraits\n"
+                     "LUAD\tTCGA Lung Adenocarcinoma (LUAD)\tTCGA_Lung_(LUAD)\tAsthma\n")
+    with pytest.raises(InputFileError, match=r"t\.tsv:2: LUAD: TCGA cohorts serve cancer"):
+        read_cohort_table(table)
+
+
+def test_names_and_urls():
+    cohort = XenaCohort("LUAD", "TCGA Lung Adenocarcinoma (LUAD)", "TCGA_Lung_(LUAD)", ())
+    assert cohort.file_name("clinicalMatrix") == "TCGA.LUAD.sampleMap_LUAD_clinicalMatrix"
+    assert cohort.file_name("HiSeqV2_PANCAN") == "TCGA.LUAD.sampleMap_HiSeqV2_PANCAN.gz"
+    assert cohort.url("https://hub/download/", "HiSeqV2") == \
+        "https://hub/download/TCGA.LUAD.sampleMap%2FHiSeqV2.gz"
+
+
+def test_selection_by_code_and_by_trait():
+    cohorts = read_cohort_table()
+    assert [c.code for c in select_cohorts(cohorts, ["luad"])] == ["LUAD"]
+    assert [c.code for c in select_cohorts(cohorts, traits=["Breast_Cancer", "Asthma"])] \
+        == ["BRCA"]
+    with pytest.raises(ValueError, match="unknown Xena cohort code"):
+        select_cohorts(cohorts, ["NOPE"])
+
+
+def test_cli_downloads_cohort_despite_faults(tmp_path, capsys):
+    with FakeHub() as hub:
+        expected = serve_cohort(hub, "LUAD")
+        hub.stall = 1.5  # longer than the client's 1 s timeout
+        # the first request of each path is the HEAD of the planning step
+        hub.fail("/download/TCGA.LUAD.sampleMap/LUAD_clinicalMatrix", "429", "timeout")
+        hub.fail("/download/TCGA.LUAD.sampleMap/HiSeqV2_PANCAN.gz", "500")
+        code = download_tcga.main(args(hub, tmp_path, "--cohorts", "LUAD"))
+        out = capsys.readouterr().out
+    assert code == 0, out
+    folder = tmp_path / "input" / "TCGA" / "TCGA_Lung_Adenocarcinoma_(LUAD)"
+    assert tree(folder) == expected
+    assert "1 downloaded" in out
+
+
+def test_transfer_faults_resume_and_verify(tmp_path, capsys):
+    with FakeHub() as hub:
+        expected = serve_cohort(hub, "BRCA")
+        base = "/download/TCGA.BRCA.sampleMap/"
+        original_next = hub.next_fault
+
+        def get_only(path):  # inject faults into GET transfers only (HEAD passes)
+            if hub.log and hub.log[-1][0] == "HEAD":
+                return None
+            return original_next(path)
+
+        hub.next_fault = get_only
+        hub.fail(base + "HiSeqV2.gz", "truncate", "reset")
+        hub.fail(base + "HiSeqV2_PANCAN.gz", "corrupt")
+        code = download_tcga.main(args(hub, tmp_path, "--cohorts", "BRCA"))
+        ranges = [r for m, _, r in hub.requests_for(base + "HiSeqV2.gz") if m == "GET"]
+    assert code == 0, capsys.readouterr().out
+    assert tree(tmp_path / "input" / "TCGA" / "TCGA_Breast_Cancer_(BRCA)") == expected
+    assert ranges[0] is None and ranges[1].startswith("bytes=") and len(ranges) == 3
+    assert list((tmp_path / "state").iterdir()) == []
+
+
+def test_missing_hiseqv2_is_fine_but_no_gene_matrix_fails(tmp_path, capsys):
+    with FakeHub() as hub:
+        serve_cohort(hub, "KICH", hiseq=False)
+        serve_cohort(hub, "ACC", hiseq=False, pancan=False)
+        code = download_tcga.main(args(hub, tmp_path, "--cohorts", "KICH", "ACC"))
+    out = capsys.readouterr().out
+    assert code == 1
+    assert sorted(tree(tmp_path / "input" / "TCGA" / "TCGA_Kidney_Chromophobe_(KICH)")) == [
+        "TCGA.KICH.sampleMap_HiSeqV2_PANCAN.gz", "TCGA.KICH.sampleMap_KICH_clinicalMatrix"]
+    assert "FAILED TCGA ACC: could not fetch" in out and "no gene matrix" in out
+    assert not (tmp_path / "input" / "TCGA" / "TCGA_Adrenocortical_Cancer_(ACC)").exists()
+
+
+def test_default_cohorts_follow_task_info(tmp_path, capsys):
+    task_info = tmp_path / "task_info.json"
+    task_info.write_text(json.dumps({"Thymoma": {"related_genes": [], "conditions": []},
+                                     "Asthma": {"related_genes": [], "conditions": []}}))
+    with FakeHub() as hub:
+        serve_cohort(hub, "THYM")
+        code = download_tcga.main(args(hub, tmp_path, "--task-info", str(task_info)))
+    assert code == 0
+    assert [p.name for p in (tmp_path / "input" / "TCGA").iterdir()] == ["TCGA_Thymoma_(THYM)"]
+
+
+def test_killed_run_resumes_and_finishes(tmp_path):
+    """SIGKILL the CLI mid-transfer; the next run resumes with a Range request."""
+    with FakeHub() as hub:
+        expected = serve_cohort(hub, "LUAD", size=600_000)
+        hub.chunk_size = 8192
+        hub.chunk_delay = 0.02  # ~1.5 s per gene matrix: time to kill mid-way
+        command = [sys.executable, str(REPO / "download" / "download_tcga.py"),
+                   *args(hub, tmp_path, "--cohorts", "LUAD")]
+        process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                parts = list((tmp_path / "state").glob("*.part"))
+                if parts and parts[0].stat().st_size > 100_000:
+                    break
+                time.sleep(0.02)
+            else:
+                pytest.fail("the download never started")
+            os.kill(process.pid, signal.SIGKILL)
+        finally:
+            process.wait(timeout=30)
+        assert process.returncode == -signal.SIGKILL
+        folder = tmp_path / "input" / "TCGA" / "TCGA_Lung_Adenocarcinoma_(LUAD)"
+        assert not folder.exists()  # nothing half-done in the tree
+        killed_part = parts[0].name
+        hub.chunk_delay = 0.0
+        before = len(hub.log)
+        assert download_tcga.main(args(hub, tmp_path, "--cohorts", "LUAD")) == 0
+        resumed = [r for m, p, r in hub.log[before:] if m == "GET" and r]
+    assert tree(folder) == expected
+    assert resumed and int(resumed[0][6:-1]) > 100_000, (killed_part, resumed)
+    assert list((tmp_path / "state").iterdir()) == []

@@ -1,0 +1,251 @@
+"""regress.py end to end on generated preprocess trees (SPEC 5.7)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.regress_fixtures import small_benchmark
+
+from genotex.cli import regress
+from genotex.regress.runner import RunSettings, run_problems
+from utils.problems import enumerate_problems, load_task_info
+
+from tests.conftest import REPO_ROOT as _ROOT
+REPO = _ROOT
+
+
+def _run(tree, regress_dir=None, *extra):
+    args = ["--output-dir", str(tree["preprocess"].parent), "--task-info",
+            str(tree["task_info"]), "--no-progress", *extra]
+    if regress_dir is not None:
+        args += ["--regress-dir", str(regress_dir)]
+    return regress.main(args)
+
+
+def _tree_bytes(folder: Path):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.json"))}
+
+
+@pytest.fixture
+def tree(tmp_path):
+    return small_benchmark(tmp_path / "bench")
+
+
+def test_all_problems_written_with_spec_format(tree, capsys):
+    assert _run(tree) == 0
+    out = capsys.readouterr().out
+    assert "8 problems" in out and "6 done" in out and "2 skipped" in out
+    assert "Psoriasis|Gender: no usable cohort with Gender" in out
+    folder = tree["regress"]
+    names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.json"))
+    assert names == ["Asthma/significant_genes_condition_Age.json",
+                     "Asthma/significant_genes_condition_Gender.json",
+                     "Asthma/significant_genes_condition_None.json",
+                     "Asthma/significant_genes_condition_Obesity.json",
+                     "Obesity/significant_genes_condition_None.json",
+                     "Psoriasis/significant_genes_condition_None.json"]
+    doc = json.loads((folder / "Asthma/significant_genes_condition_Age.json").read_text())
+    genes = doc["significant_genes"]
+    assert list(genes) == ["Variable", "Coefficient", "Absolute Coefficient"]
+    assert len(set(map(len, genes.values()))) == 1
+    assert genes["Absolute Coefficient"] == sorted(genes["Absolute Coefficient"], reverse=True)
+    assert {"G0000", "G0001", "G0002"} <= set(genes["Variable"][:5])  # planted genes
+    assert "Age" not in genes["Variable"]
+    assert set(doc["cv_performance"]["prediction"]) == {"accuracy", "precision", "recall", "f1"}
+    assert set(doc["cv_performance"]["selection"]) == {"precision", "recall", "f1", "jaccard"}
+    assert doc["analysis"]["cohorts"] == ["GSE1001"] and doc["analysis"]["model"] == "Lasso"
+    assert doc["analysis"]["covariates"]["names"] == ["Age"]
+    obesity = json.loads((folder / "Obesity/significant_genes_condition_None.json").read_text())
+    assert set(obesity["cv_performance"]["prediction"]) == {"normalized_mse", "r2"}
+    two_step = json.loads((folder / "Asthma/significant_genes_condition_Obesity.json").read_text())
+    assert two_step["analysis"]["regressors"] == ["G0010", "G0011", "G0012"]
+    assert not set(two_step["significant_genes"]["Variable"]) & {"G0010", "G0011", "G0012"}
+    assert two_step["analysis"]["n_genes"] == 117
+
+
+def test_same_inputs_give_identical_bytes_for_any_jobs(tree, tmp_path):
+    assert _run(tree, tmp_path / "one") == 0
+    assert _run(tree, tmp_path / "again") == 0
+    assert _run(tree, tmp_path / "two", "-j", "2") == 0
+    one = _tree_bytes(tmp_path / "one")
+    assert len(one) == 6
+    assert one == _tree_bytes(tmp_path / "again") == _tree_bytes(tmp_path / "two")
+
+
+def test_up_to_date_problems_are_skipped_until_inputs_change(tree, capsys):
+    assert _run(tree) == 0
+    capsys.readouterr()
+    assert _run(tree) == 0
+    assert "0 done, 6 up-to-date" in capsys.readouterr().out
+    obesity = tree["preprocess"] / "Obesity" / "GSE2001.csv"
+    lines = obesity.read_text().splitlines()
+    lines[1] = lines[1].rsplit(",", 1)[0] + ",123.0"  # one gene value changes
+    obesity.write_text("\n".join(lines) + "\n")
+    assert _run(tree) == 0
+    out = capsys.readouterr().out
+    # the Obesity table feeds Obesity|None and the two-step Asthma|Obesity
+    assert "2 done, 4 up-to-date" in out
+    assert _run(tree, None, "--force") == 0
+    assert "6 done, 0 up-to-date" in capsys.readouterr().out
+
+
+def test_corrupt_cohort_fails_alone_with_clear_reason(tree, capsys):
+    assert _run(tree) == 0
+    capsys.readouterr()
+    bad = tree["preprocess"] / "Psoriasis" / "GSE3001.csv"
+    bad.write_text("sample,Psoriasis,G0000\nS1,1,not-a-number\nS2,0,1.5\n")
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    assert "0 done, 5 up-to-date, 2 skipped, 1 failed" in out
+    assert f"Psoriasis|None: InputFileError: {bad}: non-numeric values" in out
+    # the earlier result of the failed problem is kept and listed, never deleted silently
+    stale = tree["regress"] / "Psoriasis/significant_genes_condition_None.json"
+    assert stale.exists()
+    assert "kept 1 earlier result(s)" in out and f"Psoriasis|None: {stale}" in out
+    assert (tree["regress"] / "Asthma/significant_genes_condition_None.json").exists()
+    # deleted only when asked
+    assert _run(tree, None, "--remove-stale") == 1
+    out = capsys.readouterr().out
+    assert not stale.exists() and "removed 1 stale result(s) (--remove-stale)" in out
+    assert (tree["regress"] / "Asthma/significant_genes_condition_None.json").exists()
+
+
+def test_a_mistyped_or_empty_tree_is_an_error_and_deletes_nothing(tree, tmp_path, capsys):
+    assert _run(tree) == 0
+    before = _tree_bytes(tree["regress"])
+    capsys.readouterr()
+    base = ["--task-info", str(tree["task_info"]), "--no-progress",
+            "--regress-dir", str(tree["regress"])]
+    typo = tree["preprocess"].parent / "preprocesss"
+    assert regress.main(base + ["--preprocess-dir", str(typo)]) == 2
+    err = capsys.readouterr().err
+    assert f"{typo}: preprocess tree not found" in err
+    assert regress.main(base + ["--output-dir", str(tmp_path / "elsewhere")]) == 2
+    assert "elsewhere/preprocess: preprocess tree not found" in capsys.readouterr().err
+    empty = tmp_path / "empty_preprocess"
+    empty.mkdir()
+    assert regress.main(base + ["--preprocess-dir", str(empty)]) == 2
+    assert "no <Trait>/cohort_info.json for any of the 3 traits" in capsys.readouterr().err
+    for flag in ("--remove-stale", "--force"):
+        assert regress.main(base + ["--preprocess-dir", str(typo), flag]) == 2
+    assert _tree_bytes(tree["regress"]) == before
+
+
+def test_a_corrupt_cohort_info_fails_its_problems_naming_the_file(tree, capsys):
+    assert _run(tree) == 0
+    capsys.readouterr()
+    info = tree["preprocess"] / "Obesity" / "cohort_info.json"
+    info.write_text('{"GSE2001": {"is_usable": tru')
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    # Obesity|None and the two-step Asthma|Obesity read it
+    assert f"Obesity|None: InputFileError: {info}" in out
+    assert f"Asthma|Obesity: InputFileError: {info}" in out
+    assert "no usable cohort" not in out.split("failed:")[-1]
+
+
+def test_an_unreadable_table_fails_a_two_step_problem_instead_of_switching_pair(tree, capsys):
+    assert _run(tree) == 0
+    capsys.readouterr()
+    table = tree["preprocess"] / "Obesity" / "GSE2001.csv"
+    table.write_bytes(b"")
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    assert f"Asthma|Obesity: InputFileError: {table}: empty CSV file" in out
+
+
+def test_problem_and_trait_filters(tree, capsys):
+    assert _run(tree, None, "--problems", "Asthma|Age", "Obesity|None") == 0
+    assert "2 problems" in capsys.readouterr().out
+    assert _run(tree, None, "--traits", "Psoriasis") == 0
+    assert "2 problems" in capsys.readouterr().out
+    capsys.readouterr()
+    assert _run(tree, None, "--traits", "Nope") == 2
+    assert "not in the task info: Nope" in capsys.readouterr().err
+
+
+def test_missing_task_info_is_a_clear_error(tmp_path, capsys):
+    assert regress.main(["--task-info", str(tmp_path / "nothing.json"), "--no-progress"]) == 2
+    assert "nothing.json: file not found" in capsys.readouterr().err
+
+
+def test_help_lists_every_flag():
+    text = subprocess.run([sys.executable, str(REPO / "regress.py"), "--help"],
+                          capture_output=True, text=True, check=True).stdout
+    for flag in ("--traits", "--problems", "--jobs", "--scheduler", "--force",
+                 "--preprocess-dir", "--regress-dir", "--output-dir", "--task-info"):
+        assert flag in text
+
+
+@pytest.mark.slow
+def test_unreachable_scheduler_is_a_clear_error(tree, capsys):
+    pytest.importorskip("distributed")
+    assert _run(tree, None, "--scheduler", "tcp://127.0.0.1:9") == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_matches_serial(tree, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    task_info = load_task_info(tree["task_info"])
+    problems = enumerate_problems(task_info)
+    serial = RunSettings(str(tree["preprocess"]), str(tmp_path / "serial"),
+                         str(tree["task_info"]))
+    run_problems(problems, serial, jobs=1, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        dask = RunSettings(str(tree["preprocess"]), str(tmp_path / "dask"),
+                           str(tree["task_info"]))
+        summary = run_problems(problems, dask, scheduler=cluster.scheduler_address,
+                               progress=False)
+    assert summary.counts()["done"] == 6
+    assert _tree_bytes(tmp_path / "serial") == _tree_bytes(tmp_path / "dask")
+
+
+def test_verbosity_flags_and_no_progress_bar_off_a_terminal(tree):
+    """-v: one INFO line per problem; -vv: DEBUG decisions; stderr is a pipe: no bar."""
+    base = [sys.executable, str(REPO / "regress.py"), "--output-dir",
+            str(tree["preprocess"].parent), "--task-info", str(tree["task_info"]), "--force"]
+    quiet = subprocess.run(base, capture_output=True, text=True, cwd=REPO)
+    assert quiet.returncode == 0 and quiet.stderr == ""  # no bar, no log without -v
+    info = subprocess.run(base + ["-v"], capture_output=True, text=True, cwd=REPO)
+    assert "INFO genotex.regress.runner: Asthma|Age: done in" in info.stderr
+    assert "DEBUG" not in info.stderr and "\r" not in info.stderr
+    debug = subprocess.run(base + ["-vv", "-j", "2"], capture_output=True, text=True, cwd=REPO)
+    # DEBUG lines come from the worker processes too
+    assert "DEBUG tools.statistics.engine: Asthma|Age: cohorts GSE1001" in debug.stderr
+    assert "-> Lasso" in debug.stderr
+
+
+@pytest.mark.slow
+def test_workers_exit_when_regress_is_killed(tmp_path):
+    """kill -9 of ``regress.py -j 2`` leaves no worker computing for nobody."""
+    import os
+    import signal
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    from tests.regress_fixtures import write_benchmark
+
+    tree = write_benchmark(tmp_path / "big")  # one trait group runs ~20 s in a worker
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "regress.py"), "-j", "2", "--no-progress",
+         "--output-dir", str(tree["preprocess"].parent), "--task-info", str(tree["task_info"])],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 60
+    workers = []
+    while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
+        workers = [c for c in parent.children(recursive=True)
+                   if "spawn_main" in " ".join(c.cmdline())]
+        time.sleep(0.2)
+    assert len(workers) == 2, "the two workers did not start"
+    time.sleep(3.0)  # they are computing their ~20 s groups now
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    gone, alive = psutil.wait_procs(workers, timeout=8)
+    assert not alive, f"workers still running 8 s after the parent was killed: {alive}"

@@ -1,0 +1,236 @@
+"""Tests for tools.preprocess.soft: platform annotation tables, probe -> gene text mapping and
+the column suggestion helper (SPEC 4.2)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from tests.conftest import shared_file
+
+from tools.preprocess.soft import (get_gene_annotation, get_gene_mapping, read_platform_annotations,
+                                   suggest_mapping_columns)
+from utils.errors import InputFileError, NoGeneDataError
+from utils.symbols import load_synonym_map
+
+GPL96 = "geo/platforms/GPL96.soft.gz"
+GSE6344 = "geo/truncated_fixtures/GSE6344_family.soft.gz"
+GSE83521 = "geo/GSE83521/GSE83521_family.soft.gz"
+GPL570_DERIVED = "geo/platforms/derived_id2symbol/GPL570.txt"
+
+
+def family_soft(platforms: dict, samples: int = 2, platform_after_samples: dict = None) -> str:
+    """A family SOFT with given platform tables and sample tables that must be ignored."""
+    lines = ["^DATABASE = GeoMiame", "^SERIES = GSE1", '!Series_title = "t"']
+
+    def platform_block(pid, rows):
+        block = [f"^PLATFORM = {pid}", f"!Platform_geo_accession = {pid}", "#ID = probe",
+                 "#Gene Symbol = symbol"]
+        if rows is not None:
+            block += ["!platform_table_begin", "ID\tGene Symbol\tOther"]
+            block += ["\t".join(r) for r in rows]
+            block += ["!platform_table_end"]
+        return block
+
+    for pid, rows in platforms.items():
+        lines += platform_block(pid, rows)
+    for i in range(samples):
+        lines += [f"^SAMPLE = GSM{i}", "!Sample_title = s", "!sample_table_begin",
+                  "ID_REF\tVALUE", "p1\t5.0", "SAMPLE_ONLY_PROBE\t1.0", "!sample_table_end"]
+    for pid, rows in (platform_after_samples or {}).items():
+        lines += platform_block(pid, rows)
+    return "\n".join(lines) + "\n"
+
+
+def write(path: Path, text, gz: bool = False) -> Path:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+ROWS_A = [["p1", "DDR1 /// MIR4640", "x"], ["p2", "RFC2", ""], ["p3", "", "y"],
+          ["p4", "TP53", "z"]]
+
+
+# ---------------------------------------------------------------------------
+# Real data
+# ---------------------------------------------------------------------------
+def test_gpl96_platform_soft():
+    annotation = get_gene_annotation(shared_file(GPL96))
+    # MANIFEST: 22,283 probes, 16 columns (ID ... Gene Ontology Molecular Function)
+    assert annotation.shape == (22283, 16)
+    assert annotation.columns[0] == "ID"
+    assert annotation.attrs["platform_id"] == "GPL96"
+    first = annotation.iloc[0]
+    assert first["ID"] == "1007_s_at" and first["Gene Symbol"] == "DDR1"
+    assert annotation["ID"].iloc[-1] == "AFFX-TrpnX-M_at"
+
+
+def test_gpl96_gene_mapping_and_suggestion(real_gene_maps: Path):
+    path = shared_file(GPL96)
+    annotation = get_gene_annotation(path)
+    mapping = get_gene_mapping(annotation, "ID", "Gene Symbol")
+    assert list(mapping.columns) == ["ID", "Gene"]
+    # independent count: table rows whose 11th field (Gene Symbol) is not empty
+    with gzip.open(path, "rt", encoding="latin-1") as handle:
+        lines = handle.read().split("!platform_table_begin\n")[1].split(
+            "!platform_table_end")[0].splitlines()[1:]
+    expected = sum(1 for line in lines if line.split("\t")[10].strip())
+    assert len(mapping) == expected
+    assert mapping.iloc[0].tolist() == ["1007_s_at", "DDR1"]
+    for synonyms in (load_synonym_map(real_gene_maps), None):
+        suggestion = suggest_mapping_columns(annotation, synonyms=synonyms,
+                                             use_synonyms=synonyms is not None)
+        assert (suggestion.probe_col, suggestion.gene_col) == ("ID", "Gene Symbol")
+        assert suggestion.scores["Gene Symbol"] > suggestion.scores["Gene Title"]
+
+
+def test_two_platform_family_soft_excludes_sample_tables():
+    tables = read_platform_annotations(shared_file(GSE6344))
+    assert list(tables) == ["GPL96", "GPL97"]
+    # truncated by Gemma: table lines 144-1145 (GPL96) and 1198-2299 (GPL97)
+    assert tables["GPL96"].shape == (1000, 16)
+    assert tables["GPL97"].shape == (1100, 16)
+    for table in tables.values():
+        assert table.columns[0] == "ID" and "VALUE" not in table.columns
+        assert "ID_REF" not in set(table["ID"])
+    assert tables["GPL97"]["ID"].iloc[0] == "200000_s_at"
+    full = read_platform_annotations(shared_file(GSE6344), scan_whole_file=True)
+    assert list(full) == ["GPL96", "GPL97"]
+    pd.testing.assert_frame_equal(full["GPL97"], tables["GPL97"])
+    first = get_gene_annotation(shared_file(GSE6344))
+    pd.testing.assert_frame_equal(first, tables["GPL96"])
+
+
+def test_circrna_platform_has_no_gene_data(real_gene_maps: Path):
+    annotation = get_gene_annotation(shared_file(GSE83521))
+    assert list(annotation.columns) == ["ID", "circRNA", "SPOT_ID", "PROBE_TYPE", "BUILD",
+                                        "SEQUENCE"]
+    assert len(annotation) == 5490
+    for kwargs in ({"synonyms": load_synonym_map(real_gene_maps)}, {"use_synonyms": False}):
+        with pytest.raises(NoGeneDataError, match="no gene data") as info:
+            suggest_mapping_columns(annotation, **kwargs)
+        assert str(info.value).startswith(str(shared_file(GSE83521)))
+        assert "circRNA: 0" in str(info.value)
+    with pytest.raises(NoGeneDataError, match="column 'circRNA' holds no gene symbols"):
+        get_gene_mapping(annotation, "ID", "circRNA")
+
+
+def test_derived_plain_table_is_accepted():
+    annotation = get_gene_annotation(shared_file(GPL570_DERIVED))
+    assert list(annotation.columns) == ["ID", "symbol"]
+    assert len(annotation) == 54675
+    assert annotation.iloc[0].tolist() == ["1007_s_at", "DDR1 /// MIR4640"]
+    suggestion = suggest_mapping_columns(annotation, use_synonyms=False)
+    assert (suggestion.probe_col, suggestion.gene_col) == ("ID", "symbol")
+
+
+# ---------------------------------------------------------------------------
+# Hand-made fixtures
+# ---------------------------------------------------------------------------
+def test_sample_tables_never_read(tmp_path: Path):
+    path = write(tmp_path / "GSE1_family.soft.gz", family_soft({"GPL1": ROWS_A}), gz=True)
+    annotation = get_gene_annotation(path)
+    assert list(annotation["ID"]) == ["p1", "p2", "p3", "p4"]
+    assert "SAMPLE_ONLY_PROBE" not in set(annotation["ID"])
+    assert pd.isna(annotation.loc[2, "Gene Symbol"])
+
+
+def test_platform_after_samples_needs_full_scan(tmp_path: Path):
+    text = family_soft({"GPL1": ROWS_A}, platform_after_samples={"GPL2": [["q1", "EGFR", ""]]})
+    path = write(tmp_path / "f.soft", text)
+    assert list(read_platform_annotations(path)) == ["GPL1"]
+    tables = read_platform_annotations(path, scan_whole_file=True)
+    assert list(tables) == ["GPL1", "GPL2"] and list(tables["GPL2"]["ID"]) == ["q1"]
+
+
+def test_platform_without_table(tmp_path: Path):
+    path = write(tmp_path / "f.soft", family_soft({"GPL23227": None}))
+    tables = read_platform_annotations(path)
+    assert list(tables) == ["GPL23227"] and tables["GPL23227"].empty
+    with pytest.raises(NoGeneDataError, match="GPL23227 have no annotation table"):
+        get_gene_annotation(path)
+
+
+def test_get_gene_mapping_unknown_column(tmp_path: Path):
+    annotation = get_gene_annotation(write(tmp_path / "f.soft", family_soft({"GPL1": ROWS_A})))
+    with pytest.raises(KeyError, match="'Symbol' not in the annotation"):
+        get_gene_mapping(annotation, "ID", "Symbol")
+    mapping = get_gene_mapping(annotation, "ID", "Gene Symbol")
+    assert mapping.values.tolist() == [["p1", "DDR1 /// MIR4640"], ["p2", "RFC2"],
+                                       ["p4", "TP53"]]
+
+
+@pytest.mark.parametrize("column, values", [
+    ("GENE_SYMBOL", ["TP53", "EGFR", "KRAS", "MYC"]),
+    ("gene_assignment", ["NM_000546 // TP53 // tumor protein p53 // 17p13.1 // 7157",
+                         "NM_005228 // EGFR // epidermal growth factor receptor // 7p11.2",
+                         "---", "NM_004985 // KRAS // KRAS proto-oncogene // 12p12.1"]),
+    ("ORF", ["TP53", "EGFR", "", "MYC"]),
+])
+def test_suggestion_finds_common_symbol_columns(column, values):
+    annotation = pd.DataFrame({
+        "ID": ["A_23_P1", "A_23_P2", "A_23_P3", "A_23_P4"],
+        "SPOT_ID": ["chr17:7565097-7590856", "chr7:55086794", "--", "chr8:128748315"],
+        "GB_ACC": ["NM_000546", "NM_005228", "U48705", "NM_002467"],
+        column: values}, dtype="str")
+    suggestion = suggest_mapping_columns(annotation, use_synonyms=False)
+    assert suggestion.gene_col == column and suggestion.probe_col == "ID"
+    assert suggestion.scores["GB_ACC"] == 0
+
+
+def test_suggestion_probe_column_by_overlap():
+    annotation = pd.DataFrame({"ID": ["1", "2", "3"], "ProbeName": ["a", "b", "c"],
+                               "Symbol": ["TP53", "EGFR", "MYC"]}, dtype="str")
+    suggestion = suggest_mapping_columns(annotation, expression_ids=["b", "c"],
+                                         use_synonyms=False)
+    assert suggestion.probe_col == "ProbeName" and suggestion.gene_col == "Symbol"
+
+
+def test_non_utf8_annotation(tmp_path: Path):
+    text = family_soft({"GPL1": [["p1", "TP53", "caf\xe9"]]}).encode("latin-1")
+    annotation = get_gene_annotation(write(tmp_path / "f.soft.gz", text, gz=True))
+    assert annotation.loc[0, "Other"] == "caf\u00e9"
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+def test_unclosed_platform_table(tmp_path: Path):
+    text = family_soft({"GPL1": ROWS_A}, samples=0).replace("!platform_table_end\n", "")
+    path = write(tmp_path / "f.soft", text)
+    with pytest.raises(InputFileError, match="missing '!platform_table_end'") as info:
+        get_gene_annotation(path)
+    assert str(info.value).startswith(f"{path}:")
+
+
+def test_annotation_row_with_too_many_fields(tmp_path: Path):
+    rows = ROWS_A[:2] + [["p3", "EGFR", "y", "extra", "more"]] + ROWS_A[3:]
+    path = write(tmp_path / "f.soft", family_soft({"GPL1": rows}))
+    with pytest.raises(InputFileError, match="has 5 fields, expected at most 3") as info:
+        get_gene_annotation(path)
+    # lines: 3 series, ^PLATFORM, accession, 2 '#' lines, begin (8), header (9),
+    # p1 (10), p2 (11), bad p3 (12)
+    assert f"{path}:12:" in str(info.value)
+
+
+def test_empty_soft_file(tmp_path: Path):
+    path = write(tmp_path / "f.soft.gz", b"", gz=True)
+    with pytest.raises(InputFileError, match="empty"):
+        read_platform_annotations(path)
+
+
+def test_soft_without_platform_block(tmp_path: Path):
+    path = write(tmp_path / "f.soft", "^SERIES = GSE1\n!Series_title = x\n")
+    with pytest.raises(InputFileError, match="no '\\^PLATFORM' block"):
+        get_gene_annotation(path)
+
+
+def test_truncated_gzip_soft(tmp_path: Path):
+    rows = [[f"p{i}", f"GENE{i % 500}", "x" * 20] for i in range(20000)]
+    data = gzip.compress(family_soft({"GPL1": rows}).encode())
+    path = write(tmp_path / "f.soft.gz", data[: len(data) // 2])
+    with pytest.raises(InputFileError, match="truncated gzip"):
+        get_gene_annotation(path)

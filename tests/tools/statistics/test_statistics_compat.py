@@ -1,0 +1,116 @@
+"""The Appendix-A surface of tools.statistics: names, signatures, behaviour."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from tests.regress_fixtures import small_benchmark
+
+import tools.statistics as statistics
+from tools.statistics import *  # noqa: F401,F403 - the way notebooks import it
+
+SIGNATURES = {
+    "read_json_to_dataframe": ["json_file"],
+    "filter_and_rank_cohorts": ["json_file", "condition"],
+    "select_and_load_cohort": ["data_root", "trait", "condition", "is_two_step",
+                               "gene_info_path"],
+    "normalize_data": ["X_train", "X_test"],
+    "detect_batch_effect": ["X"],
+    "cross_validation": ["model_constructor", "model_params", "X", "Y", "var_names", "trait",
+                         "gene_info_path", "condition", "Z", "k"],
+    "tune_hyperparameters": ["model_constructor", "param_values", "X", "Y", "var_names",
+                             "trait", "gene_info_path", "condition", "Z", "fixed_params", "k"],
+    "get_known_related_genes": ["file_path", "entity"],
+    "get_gene_regressors": ["trait", "condition", "trait_df", "condition_df",
+                            "gene_info_path"],
+    "interpret_result": ["model", "var_names", "trait", "condition", "threshold",
+                         "print_output"],
+    "save_result": ["significant_genes", "performance", "output_root", "trait", "condition"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIGNATURES))
+def test_signatures(name):
+    params = list(inspect.signature(getattr(statistics, name)).parameters)
+    assert params[:len(SIGNATURES[name])] == SIGNATURES[name]
+    assert name in statistics.__all__
+
+
+def test_defaults_and_constructors():
+    assert inspect.signature(interpret_result).parameters["threshold"].default == 0.05
+    assert inspect.signature(cross_validation).parameters["k"].default == 5
+    assert list(inspect.signature(ResidualizationRegressor).parameters) == [
+        "model_constructor", "params"]
+    for method in ("fit", "predict", "get_coefficients", "get_p_values"):
+        assert callable(getattr(ResidualizationRegressor, method))
+    assert list(inspect.signature(ResidualizationRegressor.fit).parameters) == [
+        "self", "X", "Y", "Z"]
+    LMM(lamda=3e-4)
+    Lasso(alpha=0.1, random_state=42)
+
+
+@pytest.fixture
+def tree(tmp_path):
+    return small_benchmark(tmp_path)
+
+
+def test_cohort_functions(tree):
+    info = tree["preprocess"] / "Asthma" / "cohort_info.json"
+    frame = read_json_to_dataframe(info)
+    assert frame.columns[0] == "cohort_id" and set(frame["cohort_id"]) == {"GSE1001", "GSE1002"}
+    best, ranked = filter_and_rank_cohorts(info)
+    assert best == "GSE1001" and list(ranked["cohort_id"]) == ["GSE1001", "GSE1002"]
+    best, ranked = filter_and_rank_cohorts(info, "Gender")  # GSE1002 has no Gender
+    assert best == "GSE1001" and len(ranked) == 1
+    assert get_known_related_genes(tree["task_info"], "Obesity") == ["G0010", "G0011", "G0012"]
+    assert get_known_related_genes(tree["task_info"], "Age") == []
+
+
+def test_full_notebook_flow(tree, tmp_path):
+    trait_df, condition_df, regressors = select_and_load_cohort(
+        tree["preprocess"], "Asthma", "Obesity", True, tree["task_info"])
+    assert regressors == ["G0010", "G0011", "G0012"] and condition_df.shape[0] == 50
+    assert get_gene_regressors("Asthma", "Obesity", trait_df, condition_df,
+                               tree["task_info"]) == regressors
+    trait_df, none_df, none_reg = select_and_load_cohort(
+        tree["preprocess"], "Asthma", "Age", gene_info_path=tree["task_info"])
+    assert none_df is None and none_reg is None
+    X = trait_df.drop(columns=["Asthma", "Age", "Gender"])
+    Y, Z = trait_df["Asthma"].to_numpy(), trait_df["Age"].to_numpy()
+    X_n, _ = normalize_data(X)
+    assert isinstance(X_n, pd.DataFrame)
+    np.testing.assert_allclose(X_n.to_numpy().mean(axis=0), 0, atol=1e-12)
+    assert detect_batch_effect(X_n.to_numpy()) is False
+    grid = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1]
+    config, performance = tune_hyperparameters(Lasso, grid, X_n, Y, list(X.columns), "Asthma",
+                                               tree["task_info"], "Age", Z)
+    assert set(config) == {"alpha"} and config["alpha"] in grid
+    assert set(performance) == {"prediction", "selection"}
+    model = ResidualizationRegressor(Lasso, config)
+    model.fit(X_n, Y, Z)
+    genes = interpret_result(model, list(X.columns), "Asthma", "Age")
+    assert {"G0000", "G0001"} <= set(genes["Variable"][:4])
+    path = save_result(genes, performance, tmp_path / "regress", "Asthma", "Age")
+    assert path == tmp_path / "regress" / "Asthma" / "significant_genes_condition_Age.json"
+    saved = json.loads(path.read_text())
+    assert saved["significant_genes"]["Variable"] == genes["Variable"]
+    assert set(saved["cv_performance"]) == {"prediction", "selection"}
+
+
+def test_lmm_through_the_compat_surface():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 40))
+    Y = 1.5 * X[:, 3] + rng.normal(size=80)
+    X_n, _ = normalize_data(X)
+    model = ResidualizationRegressor(LMM, {"lamda": 3e-4}).fit(X_n, Y)
+    p_values = model.get_p_values()
+    assert p_values.shape == (40,) and np.argmin(p_values) == 3
+    genes = interpret_result(model, [f"G{i}" for i in range(40)], "T")
+    assert genes["Variable"][0] == "G3"
+    assert list(genes) == ["Variable", "Coefficient", "Absolute Coefficient", "p_value",
+                           "corrected_p_value"]
+    assert all(p < 0.05 for p in genes["corrected_p_value"])

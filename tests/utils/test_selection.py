@@ -1,0 +1,77 @@
+"""Cohort selection (SPEC 5.2) on hand-made cohort_info records and trees."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from utils.problems import Problem
+from utils.selection import LinkedTableIndex, select_cohorts, select_in_tree, usable_cohorts
+
+
+def record(size, usable=True, age=False, gender=False):
+    return {"is_usable": usable, "is_gene_available": True, "is_trait_available": True,
+            "is_available": True, "is_biased": not usable, "has_age": age,
+            "has_gender": gender, "sample_size": size, "note": ""}
+
+
+def test_one_step_picks_largest_then_smallest_id():
+    info = {"GSE2": record(50), "GSE1": record(50), "GSE3": record(40, age=True),
+            "GSE4": record(90, usable=False)}
+    assert select_cohorts(Problem("T"), info).cohorts == ("GSE1",)  # tie 50/50 -> id
+    assert select_cohorts(Problem("T", "Age"), info).cohorts == ("GSE3",)
+    none = select_cohorts(Problem("T", "Gender"), info)
+    assert not none.ok and "Gender" in none.reason
+
+
+def test_damaged_records_are_not_usable():
+    info = {"a": record(True), "b": record("10"), "c": "junk", "d": record(-3),
+            "e": {**record(10), "is_usable": "true"}, "f": record(7)}
+    assert list(usable_cohorts(info)) == ["f"]
+
+
+def test_two_step_takes_first_pair_with_shared_regressors():
+    trait = {"T1": record(100), "T2": record(50)}
+    cond = {"C1": record(80), "C2": record(60)}
+    columns = {("T", "T1"): ["G1", "G2"], ("T", "T2"): ["G3", "G9"],
+               ("C", "C1"): ["G3", "G4"], ("C", "C2"): ["G2", "G3", "G1"]}
+    # products: T1C1 8000, T1C2 6000, T2C1 4000, T2C2 3000.
+    # T1C1 shares no gene of C's list; T1C2 shares G2 and G1 -> chosen.
+    sel = select_cohorts(Problem("T", "C"), trait, cond, ["G2", "G3", "G1", "G2"],
+                         lambda t, c: columns[(t, c)])
+    assert sel.cohorts == ("T1", "C2")
+    assert sel.regressors == ["G2", "G1"]  # task order, de-duplicated
+
+
+def test_two_step_without_any_pair_is_skipped_with_reason():
+    sel = select_cohorts(Problem("T", "C"), {"T1": record(10)}, {"C1": record(10)},
+                         ["X"], lambda t, c: ["G1"])
+    assert not sel.ok and "shares a known gene" in sel.reason
+    sel = select_cohorts(Problem("T", "C"), {"T1": record(10)}, {}, ["X"], None)
+    assert not sel.ok and "no usable cohort for C" in sel.reason
+
+
+def test_select_in_tree_reads_headers_once(tmp_path):
+    root = tmp_path / "preprocess"
+    for trait, cohort, genes in [("T", "GSE1", ["A", "B"]), ("C", "Xena", ["B", "Z"])]:
+        (root / trait).mkdir(parents=True)
+        (root / trait / "cohort_info.json").write_text(json.dumps({cohort: record(20)}))
+        header = ",".join(["", trait, "Age"] + genes)
+        (root / trait / f"{cohort}.csv").write_text(header + "\ns1,1,30" + ",1" * len(genes))
+    task = {"T": {"related_genes": [], "conditions": ["C"]},
+            "C": {"related_genes": ["Z", "B"], "conditions": []}}
+    index = LinkedTableIndex(root)
+    sel = select_in_tree(Problem("T", "C"), root, task, index)
+    assert sel.cohorts == ("GSE1", "Xena") and sel.regressors == ["B"]
+    assert index.gene_columns("T", "GSE1") == ["A", "B"]
+    (root / "T" / "GSE1.csv").unlink()  # served from the header cache from now on
+    assert index.gene_columns("T", "GSE1") == ["A", "B"]
+    # A broken cohort_info counts as "no usable cohort", not a crash.
+    (root / "T" / "cohort_info.json").write_text("{broken")
+    assert not select_in_tree(Problem("T"), root, task, cohort_info_cache={}).ok
+
+
+def test_two_step_requires_column_reader():
+    with pytest.raises(ValueError):
+        select_cohorts(Problem("T", "C"), {"a": record(1)}, {"b": record(1)}, ["G"])

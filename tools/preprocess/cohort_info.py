@@ -1,0 +1,156 @@
+"""``cohort_info.json`` records (SPEC 4.8).
+
+``output/preprocess/<Trait>/cohort_info.json`` maps each cohort id to a record
+with the keys, in this order: ``is_usable``, ``is_gene_available``,
+``is_trait_available``, ``is_available``, ``is_biased``, ``has_age``,
+``has_gender``, ``sample_size``, ``note``.
+
+* Early stop (no gene data or no trait): the availability flags it has,
+  ``is_usable`` / ``is_available`` false, ``null`` for ``is_biased``,
+  ``has_age``, ``has_gender`` and ``sample_size``; ``note`` keeps the given
+  text.
+* Final record: ``is_available`` = gene and trait available; ``is_usable`` =
+  available and not biased; a linked table with no rows or no gene column
+  forces ``is_gene_available`` false (with a note saying so).
+
+Writes are a read-modify-write cycle under an inter-process lock, ending with an
+atomic replace, so concurrent notebook runs never lose a record and a reader
+never sees a half-written file. Records are written sorted by cohort id, so the
+file does not depend on which run finished first. An existing file that is not
+a valid JSON object is never overwritten: the write fails naming the file.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pandas as pd
+
+from tools.preprocess.clinical import AGE, GENDER
+from utils.io import PathLike, atomic_write_json, locked
+from utils.selection import load_cohort_info
+
+logger = logging.getLogger(__name__)
+
+RECORD_KEYS = ("is_usable", "is_gene_available", "is_trait_available", "is_available",
+               "is_biased", "has_age", "has_gender", "sample_size", "note")
+
+
+def _trait_column(df: pd.DataFrame, info_path: PathLike) -> Optional[str]:
+    """The trait column: named like the trait folder, else the first column."""
+    folder_name = Path(info_path).parent.name
+    if folder_name in df.columns:
+        return folder_name
+    return df.columns[0] if len(df.columns) else None
+
+
+def linked_gene_columns(df: pd.DataFrame, trait: Optional[str]) -> List[str]:
+    """Gene columns of a linked table: everything but trait, Age and Gender."""
+    skip = {trait, AGE, GENDER}
+    return [c for c in df.columns if c not in skip]
+
+
+def early_stop_record(is_gene_available: bool, is_trait_available: bool,
+                      note: str = "") -> Dict[str, Any]:
+    """Record of a cohort that stopped before linking (a flag is false)."""
+    record = dict.fromkeys(RECORD_KEYS)
+    record.update(is_usable=False, is_gene_available=bool(is_gene_available),
+                  is_trait_available=bool(is_trait_available), is_available=False,
+                  note=str(note or ""))
+    return record
+
+
+def final_record(is_gene_available: bool, is_trait_available: bool, is_biased: bool,
+                 df: pd.DataFrame, trait: Optional[str], note: str = "") -> Dict[str, Any]:
+    """Record of a cohort whose final linked table is ``df``."""
+    notes = [str(note)] if note else []
+    gene_ok = bool(is_gene_available)
+    if len(df) == 0:
+        gene_ok = False
+        notes.append("final linked table has no rows")
+    elif not linked_gene_columns(df, trait):
+        gene_ok = False
+        notes.append("final linked table has no gene columns")
+    is_available = gene_ok and bool(is_trait_available)
+    return {
+        "is_usable": is_available and not bool(is_biased),
+        "is_gene_available": gene_ok,
+        "is_trait_available": bool(is_trait_available),
+        "is_available": is_available,
+        "is_biased": bool(is_biased),
+        "has_age": AGE in df.columns,
+        "has_gender": GENDER in df.columns,
+        "sample_size": int(len(df)),
+        "note": "; ".join(notes),
+    }
+
+
+def save_cohort_record(info_path: PathLike, cohort: str, record: Dict[str, Any]) -> None:
+    """Insert or replace one record of a ``cohort_info.json``, safely.
+
+    Parameters
+    ----------
+    info_path : path-like
+        The JSON file (created with its folder when missing).
+    cohort : str
+    record : dict
+
+    Raises
+    ------
+    utils.errors.InputFileError
+        When the existing file is not a valid JSON object (left untouched).
+    """
+    path = Path(info_path)
+    with locked(path):
+        records = load_cohort_info(path) if path.exists() else {}
+        records[str(cohort)] = record
+        atomic_write_json(path, {key: records[key] for key in sorted(records)})
+    logger.info("%s: recorded %s (usable: %s)", path, cohort, record.get("is_usable"))
+
+
+def validate_and_save_cohort_info(is_final: bool, cohort: str, info_path: PathLike,
+                                  is_gene_available: bool, is_trait_available: bool,
+                                  is_biased: Optional[bool] = None,
+                                  df: Optional[pd.DataFrame] = None,
+                                  note: str = "") -> bool:
+    """Validate a cohort and record the outcome in ``cohort_info.json``.
+
+    Parameters
+    ----------
+    is_final : bool
+        False for the early check after reading the inputs, True once the
+        linked table is final.
+    cohort : str
+        Cohort id (GSE accession, or ``Xena``).
+    info_path : path-like
+        ``output/preprocess/<Trait>/cohort_info.json``.
+    is_gene_available, is_trait_available : bool
+    is_biased : bool, optional
+        Required when ``is_final``.
+    df : DataFrame, optional
+        The final linked table; required when ``is_final``.
+    note : str
+        Free text stored in the record.
+
+    Returns
+    -------
+    bool
+        Early check: always False (nothing is known about usability yet); a
+        failure record is written only when a flag is false. Final call:
+        ``is_usable``.
+    """
+    if not is_final:
+        if is_gene_available and is_trait_available:
+            return False
+        save_cohort_record(info_path, cohort,
+                           early_stop_record(is_gene_available, is_trait_available, note))
+        return False
+    if df is None or is_biased is None:
+        raise ValueError("the final validate_and_save_cohort_info call needs df (the "
+                         "linked table) and is_biased")
+    record = final_record(is_gene_available, is_trait_available, is_biased, df,
+                          _trait_column(df, info_path), note)
+    save_cohort_record(info_path, cohort, record)
+    return record["is_usable"]

@@ -1,0 +1,316 @@
+"""Probe -> gene mapping and gene symbol normalization (SPEC 4.3, 4.4).
+
+* :func:`extract_human_gene_symbols` - the symbol tokens of an annotation cell.
+* :func:`apply_gene_mapping` - probes x samples -> genes x samples; a probe
+  annotated with k genes contributes its value to each; a gene's value is the
+  NaN-aware mean of its probe contributions (all-NaN stays NaN, never 0).
+* :func:`normalize_gene_symbols_in_index` - upper-case, map through
+  ``gene_synonym.json``, drop unmapped labels, average rows that collapse onto
+  one symbol. Entrez GeneID and Ensembl gene ids (RNA-seq count tables) are
+  first mapped to symbols through the companion maps.
+
+Aggregation is one sparse (genes x rows) indicator matrix product, so mapping
+54,675 probes x 500 samples takes well under a second.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from utils.io import PathLike
+from utils.symbols import (ENSEMBL_MAP_NAME, ENTREZ_MAP_NAME, companion_map_path, load_gene_map,
+                           load_synonym_map)
+
+logger = logging.getLogger(__name__)
+
+#: Longest token accepted as a symbol (the longest NCBI human symbol has 25).
+MAX_SYMBOL_LENGTH = 30
+#: Upper-case words that look like symbols but are not genes.
+NON_GENE_WORDS = frozenset({"DNA", "RNA", "PCR", "EST", "CHR", "NA", "NULL", "NONE"})
+
+_SEPARATORS = re.compile(r"\s*///\s*|//|[;|,\s]+")
+_EDGE_PUNCTUATION = "\"'()[]{}<>"
+_PART = r"(?:C(?:\d{1,2}|X|Y)orf\d+[A-Z0-9]*|[A-Z0-9]+)"
+_SYMBOL = re.compile(rf"(?=[A-Z]){_PART}(?:-{_PART})*")
+_ACCESSION = re.compile(
+    r"(?:[NX][MRPG]_\d+.*"          # RefSeq accessions (NM_, NR_, XM_, XR_, ...)
+    r"|LOC\d+"                      # uncharacterised loci
+    r"|[A-Z]{1,2}\d{5,}"            # GenBank accessions (U48705, AA123456)
+    r"|ENS[A-Z]*\d{6,}.*)")         # Ensembl ids
+_ENTREZ_ID = re.compile(r"\d+")
+_ENSEMBL_ID = re.compile(r"(ENS[A-Z]*G\d{6,})(?:[._].*)?")
+#: Share of labels that must look like Entrez/Ensembl ids for auto-detection.
+ID_DETECTION_SHARE = 0.9
+
+
+# ---------------------------------------------------------------------------
+# Symbol extraction
+# ---------------------------------------------------------------------------
+def is_symbol_like(token: str) -> bool:
+    """True when ``token`` looks like a human gene symbol (SPEC 4.3).
+
+    Starts with an upper-case letter, then upper-case letters, digits or
+    ``-`` (``C<n>orf<n>`` parts allowed, e.g. ``C6orf47-AS1``); 2 to 30
+    characters; not an accession (``NM_``, ``LOC<n>``, GenBank, Ensembl) and
+    not one of :data:`NON_GENE_WORDS`.
+    """
+    return (2 <= len(token) <= MAX_SYMBOL_LENGTH
+            and _SYMBOL.fullmatch(token) is not None
+            and _ACCESSION.fullmatch(token) is None
+            and token not in NON_GENE_WORDS)
+
+
+def extract_human_gene_symbols(text: object) -> List[str]:
+    """Gene-symbol tokens of an annotation cell, de-duplicated in order.
+
+    Parameters
+    ----------
+    text : str or list of str
+        E.g. ``"DDR1 /// MIR4640"`` or a ``gene_assignment`` value. Separators
+        are `` /// ``, ``//``, ``;``, ``|``, ``,`` and whitespace. Anything
+        else (NaN, None) gives an empty list.
+
+    Returns
+    -------
+    list of str
+        Tokens passing :func:`is_symbol_like`, first occurrence order.
+    """
+    if isinstance(text, (list, tuple)):
+        text = " ".join(t for t in text if isinstance(t, str))
+    if not isinstance(text, str) or not text:
+        return []
+    symbols: Dict[str, None] = {}
+    for token in _SEPARATORS.split(text):
+        token = token.strip(_EDGE_PUNCTUATION)
+        if token and is_symbol_like(token):
+            symbols[token] = None
+    return list(symbols)
+
+
+def symbols_per_value(values: Sequence[object]) -> List[List[str]]:
+    """:func:`extract_human_gene_symbols` of each value, computed once per distinct text."""
+    cache: Dict[object, List[str]] = {}
+    result = []
+    for value in values:
+        key = value if isinstance(value, str) else None
+        if key not in cache:
+            cache[key] = extract_human_gene_symbols(value)
+        result.append(cache[key])
+    return result
+
+
+def mapping_pairs(mapping_df: pd.DataFrame) -> Tuple[np.ndarray, np.ndarray]:
+    """Explode a probe -> annotation-text mapping into (probe, symbol) pairs.
+
+    Parameters
+    ----------
+    mapping_df : pandas.DataFrame
+        Columns ``ID`` and ``Gene`` (see :func:`tools.preprocess.soft.get_gene_mapping`).
+
+    Returns
+    -------
+    probes, symbols : numpy.ndarray of object
+        One entry per (probe, symbol) pair, duplicates removed.
+    """
+    missing = {"ID", "Gene"} - set(mapping_df.columns)
+    if missing:
+        raise KeyError(f"mapping table lacks column(s) {sorted(missing)}; it needs "
+                       f"'ID' and 'Gene' (has {list(mapping_df.columns)})")
+    per_probe = symbols_per_value(mapping_df["Gene"].tolist())
+    counts = np.fromiter((len(s) for s in per_probe), dtype=np.int64, count=len(per_probe))
+    probes = np.repeat(mapping_df["ID"].astype("str").to_numpy(dtype=object), counts)
+    symbols = np.array([s for group in per_probe for s in group], dtype=object)
+    pairs = pd.DataFrame({"probe": probes, "symbol": symbols}).drop_duplicates()
+    return pairs["probe"].to_numpy(dtype=object), pairs["symbol"].to_numpy(dtype=object)
+
+
+# ---------------------------------------------------------------------------
+# Aggregation
+# ---------------------------------------------------------------------------
+def grouped_nanmean(values: np.ndarray, rows: np.ndarray, groups: np.ndarray,
+                    n_groups: int) -> np.ndarray:
+    """NaN-aware mean of the rows assigned to each group.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_rows, n_columns)
+    rows, groups : ndarray of int, same length
+        Pair ``k`` adds row ``rows[k]`` to group ``groups[k]``; a row may
+        belong to several groups.
+    n_groups : int
+
+    Returns
+    -------
+    ndarray of shape (n_groups, n_columns)
+        Mean of the non-NaN contributions; NaN where a group has none.
+    """
+    # one C-ordered working copy: the sparse product wants rows contiguous
+    values = np.array(values, dtype=np.float64, order="C", copy=True)
+    indicator = sparse.csr_matrix(
+        (np.ones(len(rows), dtype=np.float64), (groups, rows)),
+        shape=(n_groups, values.shape[0]))
+    missing = np.isnan(values)
+    if missing.any():
+        values[missing] = 0.0
+        counts = indicator.astype(np.float32) @ (~missing).astype(np.float32)
+    else:
+        counts = np.asarray(indicator.sum(axis=1), dtype=np.float32)
+    sums = indicator @ values
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sums /= counts
+    sums[np.broadcast_to(counts == 0, sums.shape)] = np.nan
+    return sums
+
+
+def _unique_probe_table(expression_df: pd.DataFrame) -> pd.DataFrame:
+    """Average duplicated probe ids (rare) so every probe id is one row."""
+    if not expression_df.index.has_duplicates:
+        return expression_df
+    logger.warning("averaging %d duplicated probe ids before mapping",
+                   int(expression_df.index.duplicated().sum()))
+    return expression_df.groupby(level=0, sort=False).mean()
+
+
+def apply_gene_mapping(expression_df: pd.DataFrame, mapping_df: pd.DataFrame) -> pd.DataFrame:
+    """Convert a probe x sample table to a gene x sample table (Appendix A).
+
+    Parameters
+    ----------
+    expression_df : pandas.DataFrame
+        Probe ids as index, one numeric column per sample.
+    mapping_df : pandas.DataFrame
+        Columns ``ID`` (probe id) and ``Gene`` (annotation text; symbols are
+        extracted with :func:`extract_human_gene_symbols`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``Gene`` (sorted symbols), the same sample columns. A probe with
+        k symbols contributes to each; each gene is the NaN-aware mean of its
+        contributions (NaN when all are NaN). Probes without symbols, and
+        probes absent from the mapping, are dropped.
+    """
+    table = _unique_probe_table(expression_df)
+    probe_ids, symbols = mapping_pairs(mapping_df)
+    probe_index = pd.Index(table.index.astype("str"))
+    rows = probe_index.get_indexer(probe_ids)
+    keep = rows >= 0
+    rows, symbols = rows[keep], symbols[keep]
+    genes, groups = np.unique(symbols.astype(str), return_inverse=True) if len(symbols) \
+        else (np.array([], dtype=str), np.array([], dtype=np.int64))
+    values = grouped_nanmean(table.to_numpy(dtype=np.float64), rows, groups, len(genes))
+    logger.info("mapped %d of %d probes to %d genes", len(np.unique(rows)), len(table),
+                len(genes))
+    return pd.DataFrame(values, index=pd.Index(genes.tolist(), name="Gene", dtype="str"),
+                        columns=table.columns.copy(), copy=False)
+
+
+# ---------------------------------------------------------------------------
+# Normalization
+# ---------------------------------------------------------------------------
+def detect_id_type(labels: Iterable[object]) -> str:
+    """Guess what an index holds: ``"entrez"``, ``"ensembl"`` or ``"symbol"``.
+
+    At least :data:`ID_DETECTION_SHARE` of the non-empty labels must look like
+    Entrez GeneIDs (digits) or Ensembl gene ids (``ENSG...``, version optional).
+    """
+    texts = [str(label).strip() for label in labels
+             if isinstance(label, (str, int, np.integer)) and str(label).strip()]
+    if not texts:
+        return "symbol"
+    share = ID_DETECTION_SHARE * len(texts)
+    if sum(1 for t in texts if _ENTREZ_ID.fullmatch(t)) >= share:
+        return "entrez"
+    if sum(1 for t in texts if _ENSEMBL_ID.fullmatch(t.upper())) >= share:
+        return "ensembl"
+    return "symbol"
+
+
+def gene_ids_to_symbols(labels: Sequence[object], id_type: str,
+                        synonym_path: Optional[PathLike] = None) -> List[Optional[str]]:
+    """Map Entrez GeneIDs or Ensembl gene ids to official symbols.
+
+    Parameters
+    ----------
+    labels : sequence
+        Ids; Ensembl version suffixes (``ENSG00000141510.17``) are ignored.
+    id_type : {"entrez", "ensembl"}
+    synonym_path : path-like, optional
+        ``gene_synonym.json``; the companion maps (``gene_entrez.json``,
+        ``gene_ensembl.json``) are read from its folder. Default: the project's.
+
+    Returns
+    -------
+    list of (str or None)
+        None where the id is unknown.
+    """
+    if id_type == "entrez":
+        id_map = load_gene_map(companion_map_path(ENTREZ_MAP_NAME, synonym_path))
+        keys = [str(label).strip() if label is not None else None for label in labels]
+    elif id_type == "ensembl":
+        id_map = load_gene_map(companion_map_path(ENSEMBL_MAP_NAME, synonym_path))
+        keys = []
+        for label in labels:
+            match = _ENSEMBL_ID.fullmatch(str(label).strip().upper())
+            keys.append(match.group(1) if match else None)
+    else:
+        raise ValueError(f"id_type must be 'entrez' or 'ensembl', not {id_type!r}")
+    return [id_map.get(key) if key is not None else None for key in keys]
+
+
+def normalize_gene_symbols_in_index(gene_df: pd.DataFrame,
+                                    synonym_path: Optional[PathLike] = None,
+                                    id_type: str = "auto",
+                                    synonyms: Optional[Mapping[str, str]] = None
+                                    ) -> pd.DataFrame:
+    """Replace index labels by official symbols; average rows that collide (Appendix A).
+
+    Parameters
+    ----------
+    gene_df : pandas.DataFrame
+        Genes (symbols, Entrez GeneIDs or Ensembl ids) as index, samples as columns.
+    synonym_path : path-like, optional
+        ``gene_synonym.json`` (default: the project's, see :mod:`utils.paths`).
+    id_type : {"auto", "symbol", "entrez", "ensembl"}
+        What the index holds; ``"auto"`` uses :func:`detect_id_type`.
+    synonyms : mapping, optional
+        An already loaded ``{ALIAS_UPPER: Official}`` map (overrides ``synonym_path``
+        for symbol lookup).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``Gene`` of sorted official symbols; unmapped labels dropped;
+        rows mapping to one symbol averaged NaN-aware (NaN only when all are NaN).
+    """
+    labels = gene_df.index.tolist()
+    if id_type == "auto":
+        id_type = detect_id_type(labels)
+    if id_type in ("entrez", "ensembl"):
+        labels = gene_ids_to_symbols(labels, id_type, synonym_path)
+    elif id_type != "symbol":
+        raise ValueError(f"id_type must be auto, symbol, entrez or ensembl, not {id_type!r}")
+    synonyms = load_synonym_map(synonym_path) if synonyms is None else synonyms
+    official = [synonyms.get(label.strip().upper()) if isinstance(label, str) else None
+                for label in labels]
+    mapped = np.array([symbol is not None for symbol in official], dtype=bool)
+    rows = np.flatnonzero(mapped)
+    symbols = np.array([official[i] for i in rows], dtype=str)
+    genes, groups = np.unique(symbols, return_inverse=True)
+    logger.info("normalized %d of %d labels (%s) to %d symbols", len(rows), len(labels),
+                id_type, len(genes))
+    values = gene_df.to_numpy(dtype=np.float64)
+    if len(genes) == len(rows):
+        order = np.empty(len(rows), dtype=np.int64)
+        order[groups] = rows
+        result = values[order]
+    else:
+        result = grouped_nanmean(values, rows, groups, len(genes))
+    return pd.DataFrame(result, index=pd.Index(genes.tolist(), name="Gene", dtype="str"),
+                        columns=gene_df.columns.copy(), copy=False)

@@ -1,0 +1,362 @@
+"""Platform annotation from SOFT files (SPEC 4.2).
+
+A family SOFT file (``<GSE>_family.soft[.gz]``) holds ``^SERIES``, one
+``^PLATFORM`` block per platform and one ``^SAMPLE`` block per sample. The
+annotation of a platform is the table between ``!platform_table_begin`` and
+``!platform_table_end`` of its ``^PLATFORM`` block; sample data tables
+(``!sample_table_begin``) are never part of it. A stand-alone platform SOFT
+(``GPLxxx.soft[.gz]``) has a single ``^PLATFORM`` block.
+
+* :func:`read_platform_annotations` - ``{platform_id: DataFrame}``.
+* :func:`get_gene_annotation` - the first platform's table (Appendix A).
+* :func:`get_gene_mapping` - the probe -> gene-text table (Appendix A).
+* :func:`suggest_mapping_columns` - which columns hold probe ids and symbols.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Mapping, Optional, Sequence
+
+import pandas as pd
+
+from tools.preprocess.gene_mapping import symbols_per_value
+from tools.preprocess.table_stream import LineStream, find_bad_row
+from utils.errors import InputFileError, NoGeneDataError
+from utils.io import FALLBACK_ERRORS, PathLike, open_binary
+from utils.symbols import load_synonym_map, synonym_map_path
+
+logger = logging.getLogger(__name__)
+
+PLATFORM_KEY = "^PLATFORM"
+SAMPLE_KEY = "^SAMPLE"
+TABLE_BEGIN = "!platform_table_begin"
+TABLE_END = "!platform_table_end"
+#: Annotation cells read as missing.
+MISSING_TEXTS = [""]
+#: Rows sampled per column when scoring candidate gene-symbol columns.
+SCORING_SAMPLE_ROWS = 2000
+#: A gene column needs at least this share of distinct symbols per probe...
+MIN_SYMBOL_SHARE = 0.01
+#: ... and at least this many distinct symbols.
+MIN_DISTINCT_SYMBOLS = 2
+#: Words in a column name that break ties in favour of that column.
+SYMBOL_NAME_HINTS = ("symbol", "gene_assignment", "orf", "gene")
+
+
+def _block_id(line: str) -> str:
+    """``^PLATFORM = GPL96`` -> ``GPL96``."""
+    return line.partition("=")[2].strip()
+
+
+def _read_platform_table(stream: LineStream, path: Path, platform_id: str) -> pd.DataFrame:
+    header_line = stream.line_no + 1
+    section = stream.section(TABLE_END)
+    try:
+        table = pd.read_csv(section, sep="\t", header=0, dtype=str, keep_default_na=False,
+                            na_values=MISSING_TEXTS, quoting=csv.QUOTE_NONE,
+                            encoding="utf-8", encoding_errors=FALLBACK_ERRORS,
+                            engine="c", skip_blank_lines=True)
+    except pd.errors.EmptyDataError:
+        table = pd.DataFrame()
+    except pd.errors.ParserError as exc:
+        n_fields = _header_width(path, header_line)
+        bad = find_bad_row(path, header_line + 1, n_fields, TABLE_END, allow_short=True)
+        line = bad[0] if bad else header_line
+        found = f" has {bad[1]} fields, expected at most {n_fields}" if bad else ""
+        raise InputFileError(path, f"platform {platform_id} annotation row{found} "
+                             f"({exc})", line=line) from exc
+    section.drain()
+    if not section.found_end:
+        raise InputFileError(path, f"platform {platform_id}: missing '{TABLE_END}' "
+                             "(file truncated?)", line=stream.line_no)
+    table.attrs.update({"source_path": str(path), "platform_id": platform_id})
+    return table
+
+
+def _header_width(path: Path, line_no: int) -> int:
+    with open_binary(path) as handle:
+        stream = LineStream(handle, path)
+        line = b""
+        while stream.line_no < line_no:
+            line = stream.readline_bytes() or b""
+        return line.count(b"\t") + 1
+
+
+def read_platform_annotations(file_path: PathLike,
+                              scan_whole_file: bool = False) -> Dict[str, pd.DataFrame]:
+    """Every platform annotation table of a family or platform SOFT file.
+
+    Parameters
+    ----------
+    file_path : path-like
+        SOFT file, gzip or plain.
+    scan_whole_file : bool
+        GEO writes every ``^PLATFORM`` block before the first ``^SAMPLE``
+        block, so by default reading stops at the first ``^SAMPLE`` line once
+        a platform was seen (sample tables can be hundreds of MB). Set True
+        to scan to the end anyway.
+
+    Returns
+    -------
+    dict
+        ``{platform_id: DataFrame}`` in file order; all cells are text, empty
+        cells missing; a platform without a table maps to an empty DataFrame.
+        Each DataFrame's ``attrs`` hold ``source_path`` and ``platform_id``.
+
+    Raises
+    ------
+    InputFileError
+        Empty or truncated file, no ``^PLATFORM`` block, an unclosed table,
+        or a row with more fields than the table header.
+    """
+    path = Path(file_path)
+    tables: Dict[str, pd.DataFrame] = {}
+    current: Optional[str] = None
+    saw_text = False
+    with open_binary(path) as handle:
+        stream = LineStream(handle, path)
+        while True:
+            line = stream.readline()
+            if line is None:
+                break
+            saw_text = saw_text or bool(line.strip())
+            if line.startswith("^"):
+                if line.startswith(SAMPLE_KEY) and tables and not scan_whole_file:
+                    break
+                current = _block_id(line) if line.startswith(PLATFORM_KEY) else None
+                if current is not None:
+                    tables.setdefault(current, _empty_annotation(path, current))
+            elif current is not None and line.startswith(TABLE_BEGIN):
+                tables[current] = _read_platform_table(stream, path, current)
+    if not saw_text:
+        raise InputFileError(path, "empty file, expected a SOFT file")
+    if not tables:
+        raise InputFileError(path, "no '^PLATFORM' block: not a family or platform SOFT "
+                             "file")
+    return tables
+
+
+def _empty_annotation(path: Path, platform_id: str) -> pd.DataFrame:
+    table = pd.DataFrame()
+    table.attrs.update({"source_path": str(path), "platform_id": platform_id})
+    return table
+
+
+def _read_plain_table(path: Path) -> pd.DataFrame:
+    """A delimited probe -> symbol table (not SOFT), e.g. a derived id2symbol map."""
+    with open_binary(path) as handle:
+        first = handle.readline()
+    sep = "\t" if b"\t" in first else ","
+    with open_binary(path) as handle:
+        try:
+            table = pd.read_csv(handle, sep=sep, dtype=str, keep_default_na=False,
+                                na_values=["", "NA"], encoding="utf-8",
+                                encoding_errors=FALLBACK_ERRORS)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise InputFileError(path, f"cannot read annotation table ({exc})") from exc
+    unnamed = [c for c in table.columns if str(c).startswith("Unnamed:") or c == ""]
+    table = table.drop(columns=unnamed)
+    table.attrs.update({"source_path": str(path), "platform_id": None})
+    return table
+
+
+def _looks_like_soft(path: Path) -> bool:
+    with open_binary(path) as handle:
+        for raw in handle:
+            text = raw.strip()
+            if text:
+                return text.startswith((b"^", b"!", b"#"))
+    return False
+
+
+def get_gene_annotation(file_path: PathLike,
+                        prefixes: Sequence[str] = ['^', '!', '#']) -> pd.DataFrame:
+    """The platform annotation table of a SOFT file (Appendix A).
+
+    Parameters
+    ----------
+    file_path : path-like
+        Family SOFT or stand-alone platform SOFT (gzip or plain). A plain
+        delimited table (not SOFT, e.g. a derived probe -> symbol map) is read
+        as is.
+    prefixes : sequence of str
+        Kept for compatibility: the table is located by its begin/end markers,
+        so sample tables and header lines are never read whatever the prefixes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The first platform with a non-empty table (see
+        :func:`read_platform_annotations` for all); text cells, first column
+        normally ``ID``.
+
+    Raises
+    ------
+    NoGeneDataError
+        No platform of the file has an annotation table (e.g. sequencing).
+    InputFileError
+        Unreadable or malformed file.
+    """
+    del prefixes  # the markers, not line prefixes, delimit the annotation
+    path = Path(file_path)
+    if not _looks_like_soft(path):
+        table = _read_plain_table(path)
+        if table.empty:
+            raise NoGeneDataError(path, "annotation table has no rows")
+        return table
+    tables = read_platform_annotations(path)
+    for table in tables.values():
+        if not table.empty:
+            return table
+    raise NoGeneDataError(path, f"platform(s) {', '.join(tables)} have no annotation table "
+                          "(e.g. a sequencing platform): no probe -> gene information")
+
+
+# ---------------------------------------------------------------------------
+# Mapping
+# ---------------------------------------------------------------------------
+def _source(annotation: pd.DataFrame) -> str:
+    return str(annotation.attrs.get("source_path") or "<annotation table>")
+
+
+def get_gene_mapping(annotation: pd.DataFrame, prob_col: str, gene_col: str) -> pd.DataFrame:
+    """Probe id -> gene-text table from an annotation (Appendix A).
+
+    Parameters
+    ----------
+    annotation : pandas.DataFrame
+        From :func:`get_gene_annotation`.
+    prob_col, gene_col : str
+        Columns holding probe ids and gene symbols (see
+        :func:`suggest_mapping_columns`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``ID`` (str) and ``Gene`` (the annotation text; symbols are
+        extracted by :func:`tools.preprocess.gene_mapping.apply_gene_mapping`); rows
+        without gene text dropped.
+
+    Raises
+    ------
+    KeyError
+        A column is not in the annotation.
+    NoGeneDataError
+        ``gene_col`` holds nothing that looks like a gene symbol.
+    """
+    for column in (prob_col, gene_col):
+        if column not in annotation.columns:
+            raise KeyError(f"column {column!r} not in the annotation of {_source(annotation)}"
+                           f" (columns: {', '.join(map(str, annotation.columns))})")
+    mapping = annotation[[prob_col, gene_col]].dropna()
+    mapping = pd.DataFrame({"ID": mapping[prob_col].astype("str").to_numpy(),
+                            "Gene": mapping[gene_col].astype("str").to_numpy()})
+    mapping = mapping[mapping["Gene"].str.strip() != ""].reset_index(drop=True)
+    sample = mapping["Gene"].drop_duplicates().head(SCORING_SAMPLE_ROWS).tolist()
+    if not any(symbols_per_value(sample)):
+        examples = ", ".join(repr(v) for v in sample[:3]) or "no values"
+        raise NoGeneDataError(_source(annotation), f"column {gene_col!r} holds no gene "
+                              f"symbols (e.g. {examples}); this platform has no gene data")
+    return mapping
+
+
+@dataclass(frozen=True)
+class MappingSuggestion:
+    """Suggested annotation columns for probe -> gene mapping.
+
+    Attributes
+    ----------
+    probe_col : str
+        Column with the probe ids (best overlap with the expression table ids).
+    gene_col : str
+        Column with the most distinct gene symbols.
+    scores : dict
+        ``{column: distinct symbols found}`` for every candidate column.
+    """
+
+    probe_col: str
+    gene_col: str
+    scores: Dict[str, int]
+
+
+def _probe_column(annotation: pd.DataFrame, expression_ids: Optional[Sequence[str]]) -> str:
+    columns = [str(c) for c in annotation.columns]
+    if expression_ids is None:
+        return "ID" if "ID" in columns else columns[0]
+    wanted = set(map(str, expression_ids))
+    overlaps = {c: annotation[c].dropna().astype("str").isin(wanted).sum() for c in columns}
+    best = max(columns, key=lambda c: (overlaps[c], c == "ID"))
+    return best if overlaps[best] > 0 else ("ID" if "ID" in columns else columns[0])
+
+
+def _name_hint(column: str) -> int:
+    """Higher for column names that announce gene symbols."""
+    name = column.lower()
+    return next((len(SYMBOL_NAME_HINTS) - i for i, hint in enumerate(SYMBOL_NAME_HINTS)
+                 if hint in name), 0)
+
+
+def suggest_mapping_columns(annotation: pd.DataFrame,
+                            expression_ids: Optional[Sequence[str]] = None,
+                            synonyms: Optional[Mapping[str, str]] = None,
+                            use_synonyms: bool = True) -> MappingSuggestion:
+    """Suggest the probe-id and gene-symbol columns of an annotation (SPEC 4.2).
+
+    Each column except the probe column is scored by the number of distinct
+    symbol-like tokens in (up to) its first 2,000 distinct values; with a
+    synonym map only tokens the map knows count. Ties go to a column whose
+    name mentions a symbol (``Gene Symbol``, ``gene_assignment``, ``ORF``).
+    The notebook author decides.
+
+    Parameters
+    ----------
+    annotation : pandas.DataFrame
+    expression_ids : sequence of str, optional
+        Probe ids of the expression table, to pick the probe column by overlap
+        (default: ``ID``, else the first column).
+    synonyms : mapping, optional
+        ``{ALIAS_UPPER: Official}``; default: the project's map when it exists.
+    use_synonyms : bool
+        False scores by the symbol pattern alone (no map is read).
+
+    Returns
+    -------
+    MappingSuggestion
+
+    Raises
+    ------
+    NoGeneDataError
+        No column holds enough symbols (at least 2 distinct, and 1 per 100
+        probes), e.g. a circRNA platform.
+    """
+    if annotation.shape[1] == 0:
+        raise NoGeneDataError(_source(annotation), "annotation table has no columns")
+    if not use_synonyms:
+        synonyms = None
+    elif synonyms is None and synonym_map_path().is_file():
+        synonyms = load_synonym_map()
+    probe_col = _probe_column(annotation, expression_ids)
+    scores = {}
+    for column in annotation.columns:
+        if str(column) == probe_col:
+            continue
+        values = annotation[column].dropna().drop_duplicates().head(SCORING_SAMPLE_ROWS)
+        tokens = {t for group in symbols_per_value(values.tolist()) for t in group}
+        if synonyms is not None:
+            tokens = {t for t in tokens if t.upper() in synonyms}
+        scores[str(column)] = len(tokens)
+    n_probes = annotation[probe_col].nunique()
+    needed = max(MIN_DISTINCT_SYMBOLS, int(MIN_SYMBOL_SHARE * min(n_probes,
+                                                                 SCORING_SAMPLE_ROWS)))
+    best = max(scores, key=lambda c: (scores[c], _name_hint(c)), default=None)
+    if best is None or scores[best] < needed:
+        detail = ", ".join(f"{c}: {n}" for c, n in scores.items()) or "no other columns"
+        raise NoGeneDataError(
+            _source(annotation),
+            f"no annotation column holds gene symbols (distinct symbols per column: "
+            f"{detail}; at least {needed} needed): the platform has no gene data")
+    return MappingSuggestion(probe_col=probe_col, gene_col=best, scores=scores)

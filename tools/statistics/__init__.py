@@ -1,0 +1,18 @@
+"""Statistical analysis (SPEC 5): the engine ``regress.py`` runs, and its public names.
+
+``from tools.statistics import *`` gives the original GenoTEX names (SPEC
+Appendix A), which call the same engine as ``regress.py``
+(:mod:`tools.statistics.compat`). The engine's modules, one concern each:
+
+* :mod:`~tools.statistics.engine`: one problem end to end, the result document;
+* :mod:`~tools.statistics.batch`, :mod:`~tools.statistics.standardize`,
+  :mod:`~tools.statistics.residualize`: data preparation and the path decision;
+* :mod:`~tools.statistics.lasso`, :mod:`~tools.statistics.kkt_screen`: certified
+  Lasso paths; :mod:`~tools.statistics.lmm`, :mod:`~tools.statistics.gls`,
+  :mod:`~tools.statistics.fdr`: the mixed model and its tests;
+* :mod:`~tools.statistics.ranking`, :mod:`~tools.statistics.crossval`,
+  :mod:`~tools.statistics.two_step`, :mod:`~tools.statistics.cohort_cache`.
+"""
+
+from tools.statistics.compat import *  # noqa: F401,F403
+from tools.statistics.compat import __all__  # noqa: F401

@@ -1,0 +1,292 @@
+"""Cross-validation and penalty tuning (SPEC 5.5).
+
+* Folds: 5 over a shuffle seeded with 42, every sample tested exactly once,
+  stratified by class for binary traits.
+* Per fold: covariates removed from the training response by least squares
+  (:mod:`tools.statistics.residualize`), genes standardized with training statistics,
+  model fitted, test samples predicted (covariate part + gene part), selected
+  genes compared with the trait's known genes present in the data.
+* Lasso: the whole penalty grid (``1e-6 ... 1``, 7 values) is solved per fold
+  by one certified path (:func:`tools.statistics.lasso.lasso_grid_path`). The chosen
+  penalty maximizes the mean selection precision (ties: the smaller penalty);
+  if no penalty ever selects a known gene, 0.1. Prediction and selection
+  metrics are both those of the chosen penalty.
+* LMM: nothing to tune (the per-gene tests have no penalty); the folds give the
+  prediction metrics of the BLUP and the selection metrics of the genes with
+  corrected p < 0.05.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+from sklearn.model_selection import KFold, StratifiedKFold
+
+from tools.statistics.lasso import lasso_grid_path
+from tools.statistics.lmm import FDR_THRESHOLD, design, fit_lmm, selected_genes
+from tools.statistics.residualize import residualize
+from tools.statistics.standardize import standardize_rows, standardize_transposed
+from utils.metrics import overlap_metrics
+
+N_FOLDS = 5
+SEED = 42
+PENALTY_GRID = tuple(float(10.0 ** e) for e in range(-6, 1))
+FALLBACK_PENALTY = 0.1
+BINARY_THRESHOLD = 0.5
+BINARY_METRICS = ("accuracy", "precision", "recall", "f1")
+CONTINUOUS_METRICS = ("normalized_mse", "r2")
+SELECTION_METRICS = ("precision", "recall", "f1", "jaccard")
+# The LMM's fold fits only decide which genes pass the FDR threshold and give
+# BLUP predictions; their two large products run in float32 (the final,
+# reported fit is float64).
+LMM_FOLD_DTYPE = np.float32
+
+
+def is_binary(y: np.ndarray) -> bool:
+    """True when every value is 0 or 1 (a case/control trait)."""
+    values = np.unique(np.asarray(y, dtype=float))
+    return values.size > 0 and bool(np.all(np.isin(values, (0.0, 1.0))))
+
+
+def make_folds(y: np.ndarray, binary: bool, k: int = N_FOLDS, seed: int = SEED
+               ) -> List[np.ndarray]:
+    """Test indices of each fold (sorted); together they cover every sample once.
+
+    Binary traits are stratified by class when every class can fill the folds'
+    quota; otherwise (or for continuous traits) plain shuffled folds are used.
+    """
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    if n < k:
+        raise ValueError(f"{n} samples cannot be split into {k} folds")
+    placeholder = np.zeros((n, 1))
+    if binary and np.min(np.unique(y, return_counts=True)[1]) >= k:
+        splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
+        splits = splitter.split(placeholder, y)
+    else:
+        splits = KFold(n_splits=k, shuffle=True, random_state=seed).split(placeholder)
+    return [np.sort(test) for _, test in splits]
+
+
+def train_indices(n: int, test: np.ndarray) -> np.ndarray:
+    """The complement of ``test`` in ``range(n)``."""
+    mask = np.ones(n, dtype=bool)
+    mask[test] = False
+    return np.flatnonzero(mask)
+
+
+def prediction_metrics(y_true: np.ndarray, y_pred: np.ndarray, binary: bool,
+                       reference_variance: float) -> Dict[str, float]:
+    """Prediction metrics of one fold.
+
+    Binary: accuracy, precision, recall, F1 (percent) of ``y_pred >= 0.5``.
+    Continuous: MSE divided by the variance of the fold's true values (the
+    variance of the whole response when the fold's is zero) and R^2 with the
+    same denominator.
+    """
+    y_true = np.asarray(y_true, dtype=float)
+    y_pred = np.asarray(y_pred, dtype=float)
+    if binary:
+        return binary_metrics(y_true >= BINARY_THRESHOLD, y_pred >= BINARY_THRESHOLD)
+    variance = float(np.var(y_true))
+    if variance <= 1e-12:
+        variance = reference_variance if reference_variance > 1e-12 else 1.0
+    mse = float(np.mean((y_true - y_pred) ** 2))
+    return {"normalized_mse": mse / variance, "r2": 1.0 - mse / variance}
+
+
+def binary_metrics(truth: np.ndarray, predicted: np.ndarray) -> Dict[str, float]:
+    """Accuracy, precision, recall and F1 (percent) of boolean labels.
+
+    Precision, recall or F1 with an empty denominator are 0 (scikit-learn's
+    ``zero_division=0``).
+    """
+    tp = float(np.sum(truth & predicted))
+    n_pred, n_true = float(np.sum(predicted)), float(np.sum(truth))
+    return {"accuracy": 100.0 * float(np.mean(truth == predicted)),
+            "precision": 100.0 * tp / n_pred if n_pred else 0.0,
+            "recall": 100.0 * tp / n_true if n_true else 0.0,
+            "f1": 200.0 * tp / (n_pred + n_true) if n_pred + n_true else 0.0}
+
+
+def selection_metrics(selected: Sequence[str], reference: Sequence[str]) -> Dict[str, float]:
+    """Precision, recall, F1, Jaccard (percent) of selected vs known genes."""
+    return overlap_metrics(selected, reference)
+
+
+def mean_metrics(per_fold: Sequence[Mapping[str, float]]) -> Dict[str, float]:
+    """Average of each metric over folds (keys of the first fold, in order)."""
+    if not per_fold:
+        return {}
+    return {key: float(np.mean([fold[key] for fold in per_fold])) for key in per_fold[0]}
+
+
+@dataclass
+class FoldMatrices:
+    """Standardized training and test genes of one fold (transposed, genes x samples)."""
+
+    train: np.ndarray
+    test: np.ndarray
+    XT_train: np.ndarray
+    XT_test: np.ndarray
+
+
+def fold_matrices(XT: np.ndarray, test: np.ndarray) -> FoldMatrices:
+    """Standardize a fold with its training statistics (transposed layout)."""
+    train = train_indices(XT.shape[1], test)
+    XT_train = np.take(XT, train, axis=1)
+    mean, scale = standardize_transposed(XT_train)
+    XT_test = (np.take(XT, test, axis=1) - mean[:, None]) / scale[:, None]
+    return FoldMatrices(train, test, XT_train, XT_test)
+
+
+def fold_rows(X: np.ndarray, test: np.ndarray, dtype: type = np.float64
+              ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Training and test samples (samples x genes) standardized with training statistics.
+
+    Statistics are computed in float64; the standardized matrices are returned
+    in ``dtype``.
+
+    Returns
+    -------
+    train, X_train_std, X_test_std
+    """
+    train = train_indices(X.shape[0], test)
+    X_train, mean, scale = standardize_rows(X, train, dtype)
+    X_test = (X[test].astype(np.float64) - mean) / scale
+    return train, X_train, X_test.astype(dtype, copy=False)
+
+
+def _rows(Z: Optional[np.ndarray], index: np.ndarray) -> Optional[np.ndarray]:
+    return None if Z is None else np.asarray(Z, dtype=float).reshape(len(Z), -1)[index]
+
+
+@dataclass
+class GridCV:
+    """Cross-validated metrics of every penalty of a Lasso grid.
+
+    Attributes
+    ----------
+    penalties : tuple of float
+    prediction, selection : list of dict
+        Mean metrics per penalty (same order as ``penalties``).
+    hits : list of bool
+        Whether any fold selected a known gene at that penalty.
+    """
+
+    penalties: Sequence[float]
+    prediction: List[Dict[str, float]] = field(default_factory=list)
+    selection: List[Dict[str, float]] = field(default_factory=list)
+    hits: List[bool] = field(default_factory=list)
+    support: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+    def choose(self) -> int:
+        """Index of the chosen penalty (SPEC 5.5)."""
+        return choose_penalty(self.penalties, [s["precision"] for s in self.selection],
+                              self.hits)
+
+
+def choose_penalty(penalties: Sequence[float], mean_precision: Sequence[float],
+                   hits: Sequence[bool], fallback: float = FALLBACK_PENALTY) -> int:
+    """Index of the penalty maximizing mean selection precision.
+
+    Ties go to the smaller penalty; when no penalty ever selected a known gene
+    the penalty closest to ``fallback`` is returned.
+    """
+    penalties = np.asarray(penalties, dtype=float)
+    if not any(hits):
+        return int(np.argmin(np.abs(np.log10(penalties) - np.log10(fallback))))
+    best = max(mean_precision)
+    tied = [i for i, value in enumerate(mean_precision) if value == best]
+    return min(tied, key=lambda i: penalties[i])
+
+
+def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
+                              gene_names: Sequence[str], reference: Sequence[str],
+                              penalties: Sequence[float] = PENALTY_GRID,
+                              folds: Optional[List[np.ndarray]] = None,
+                              XT: Optional[np.ndarray] = None) -> GridCV:
+    """Cross-validate every penalty of the grid at once.
+
+    Parameters
+    ----------
+    X : (n, p) raw genes
+    y : (n,) trait
+    Z : (n, k) covariates or None
+    gene_names : names of the columns of ``X``
+    reference : known genes of the trait present in ``gene_names``
+    penalties : the grid
+    folds : test indices per fold (default :func:`make_folds`)
+    XT : (p, n) C-contiguous float64 copy of ``X.T``, optional
+        The transposed layout the folds are cut from, when the caller has it
+        already (it is read, never modified).
+    """
+    y = np.asarray(y, dtype=float)
+    binary = is_binary(y)
+    folds = make_folds(y, binary) if folds is None else folds
+    if XT is None:
+        XT = np.ascontiguousarray(np.asarray(X, dtype=float).T)
+    names = np.asarray(gene_names, dtype=object)
+    reference_set = set(reference)
+    variance = float(np.var(y))
+    prediction = [[] for _ in penalties]
+    selection = [[] for _ in penalties]
+    hits = [False] * len(penalties)
+    candidates = None
+    support = np.zeros(0, dtype=int)
+    for test in folds:
+        fold = fold_matrices(XT, test)
+        residual, covariates = residualize(y[fold.train], _rows(Z, fold.train))
+        path = lasso_grid_path(fold.XT_train, residual, penalties, candidates=candidates)
+        base = covariates.predict(_rows(Z, test), test.size)
+        predictions = path.coefs @ fold.XT_test + base
+        candidates = np.flatnonzero(np.any(path.coefs != 0, axis=0))
+        support = np.union1d(support, candidates)
+        for i in range(len(penalties)):
+            chosen = names[path.coefs[i] != 0]
+            prediction[i].append(prediction_metrics(y[test], predictions[i], binary, variance))
+            selection[i].append(selection_metrics(chosen, reference))
+            hits[i] = hits[i] or bool(reference_set.intersection(chosen))
+    return GridCV(tuple(penalties), [mean_metrics(p) for p in prediction],
+                  [mean_metrics(s) for s in selection], hits, support)
+
+
+@dataclass
+class ModelCV:
+    """Mean cross-validated metrics of one model."""
+
+    prediction: Dict[str, float]
+    selection: Dict[str, float]
+
+
+def cross_validate_lmm(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
+                       gene_names: Sequence[str], reference: Sequence[str],
+                       folds: Optional[List[np.ndarray]] = None,
+                       threshold: float = FDR_THRESHOLD,
+                       executor: Optional[Executor] = None) -> ModelCV:
+    """Cross-validate the LMM path (BLUP predictions, FDR-selected genes).
+
+    The folds are independent; with an ``executor`` (threads of the same
+    process, BLAS single-threaded) they run concurrently, with the same
+    results as in sequence.
+    """
+    y = np.asarray(y, dtype=float)
+    binary = is_binary(y)
+    folds = make_folds(y, binary) if folds is None else folds
+    X = np.asarray(X).astype(LMM_FOLD_DTYPE)
+    names = np.asarray(gene_names, dtype=object)
+    variance = float(np.var(y))
+
+    def one_fold(test: np.ndarray) -> Tuple[Dict[str, float], Dict[str, float]]:
+        train, X_train, X_test = fold_rows(X, test, LMM_FOLD_DTYPE)
+        fitted = fit_lmm(X_train, y[train], _rows(Z, train))
+        predicted = fitted.predict(X_test, X_train, design(_rows(Z, test), test.size))
+        chosen = names[selected_genes(fitted.tests, threshold)]
+        return (prediction_metrics(y[test], predicted, binary, variance),
+                selection_metrics(chosen, reference))
+
+    outcomes = list(executor.map(one_fold, folds) if executor else map(one_fold, folds))
+    return ModelCV(mean_metrics([o[0] for o in outcomes]), mean_metrics([o[1] for o in outcomes]))

@@ -1,0 +1,347 @@
+"""One gene-trait association problem, end to end (SPEC 5).
+
+``select`` (SPEC 5.2, :mod:`utils.selection`) -> load the linked tables
+(:mod:`tools.statistics.cohort_cache`) -> build ``X`` (genes), ``y`` (trait), ``Z``
+(Age / Gender column, or the step-2 prediction of a two-step problem) ->
+batch-effect detection (:mod:`tools.statistics.batch`) -> Lasso path with tuned penalty,
+or LMM path -> final fit on all samples -> the result document of SPEC 2.
+
+The result document is deterministic: genes are ranked with explicit tie
+breaks, floats are rounded as :mod:`utils.precision` says, and the document carries
+the fingerprint of its inputs (see :func:`problem_fingerprint`) but no time
+stamp, so identical inputs give identical bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from tools.statistics.batch import GAP_NUMERATOR, detect_batch_effect
+from tools.statistics.cohort_cache import CohortCache, LinkedTable
+from tools.statistics.crossval import (FALLBACK_PENALTY, N_FOLDS, PENALTY_GRID, SEED,
+                                       cross_validate_lasso_grid, cross_validate_lmm, is_binary,
+                                       make_folds)
+from tools.statistics.lasso import lasso_grid_path
+from tools.statistics.lmm import FDR_THRESHOLD, LMMFit, fit_lmm
+from tools.statistics.ranking import rank_by_coefficient
+from tools.statistics.residualize import residualize
+from tools.statistics.standardize import standardize_rows, standardize_transposed
+from tools.statistics.two_step import fit_condition_model, predict_condition, without_regressors
+from utils.errors import InputFileError
+from utils.precision import round_floats
+from utils.problems import Problem, related_genes
+from utils.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
+
+logger = logging.getLogger(__name__)
+
+ENGINE = "genotex-regress/2"
+
+
+@dataclass(frozen=True)
+class AnalysisConfig:
+    """Every constant of the analysis (part of each result's fingerprint)."""
+
+    penalties: Tuple[float, ...] = PENALTY_GRID
+    n_folds: int = N_FOLDS
+    seed: int = SEED
+    fdr_threshold: float = FDR_THRESHOLD
+    batch_gap_numerator: float = GAP_NUMERATOR
+    fallback_penalty: float = FALLBACK_PENALTY
+
+    def as_dict(self) -> Dict[str, Any]:
+        """JSON-ready parameters."""
+        values = asdict(self)
+        values["penalties"] = list(self.penalties)
+        return values
+
+
+@dataclass
+class ProblemData:
+    """The matrices of one problem.
+
+    Attributes
+    ----------
+    X : (n, p) raw genes; y : (n,) trait; Z : (n, k) covariates or None.
+    gene_names, covariate_names : column names.
+    reference : the trait's known genes present in ``gene_names`` (task order).
+    cohorts, regressors : from the selection.
+    condition_model : step-1 summary of a two-step problem.
+    """
+
+    problem: Problem
+    X: np.ndarray
+    y: np.ndarray
+    Z: Optional[np.ndarray]
+    gene_names: List[str]
+    covariate_names: List[str]
+    reference: List[str]
+    cohorts: Tuple[str, ...]
+    regressors: List[str] = field(default_factory=list)
+    condition_model: Optional[Dict[str, Any]] = None
+
+
+# --------------------------------------------------------------------------- data
+
+def _gene_columns(table: LinkedTable, trait: str) -> List[str]:
+    skip = {trait, *CLINICAL_COLUMNS}
+    genes = [c for c in table.columns if c not in skip]
+    if not genes:
+        raise InputFileError(table.path, "linked table has no gene columns")
+    return genes
+
+
+def _gene_matrix(table: LinkedTable, genes: Sequence[str], rows: np.ndarray) -> np.ndarray:
+    """Genes as floats; missing values filled with the gene's mean over ``rows``."""
+    X = table.select(genes)[rows]
+    missing = np.isnan(X)
+    if missing.any():
+        counts = np.maximum((~missing).sum(axis=0), 1)
+        means = np.where(missing, 0.0, X).sum(axis=0) / counts
+        logger.info("%s: filling %d missing gene values with gene means",
+                    table.path, int(missing.sum()))
+        X[missing] = means[np.nonzero(missing)[1]]
+    if not np.isfinite(X).all():
+        raise InputFileError(table.path, "infinite gene values")
+    return X
+
+
+def problem_data(problem: Problem, selection: Selection, tables: Sequence[LinkedTable],
+                 task_info: Mapping[str, Any]) -> ProblemData:
+    """Build ``X``, ``y`` and ``Z`` of a problem from its selected linked tables.
+
+    ``tables`` are aligned with ``selection.cohorts`` (trait cohort first).
+    Samples with a missing trait (or covariate) are dropped.
+    """
+    trait_table = tables[0]
+    y_all = trait_table.column(problem.trait)
+    genes = _gene_columns(trait_table, problem.trait)
+    Z_all: Optional[np.ndarray] = None
+    covariate_names: List[str] = []
+    condition_model = None
+    if problem.is_two_step:
+        condition_table = tables[1]
+        regressors = list(selection.regressors)
+        condition = condition_table.column(problem.condition)
+        keep_c = np.flatnonzero(np.isfinite(condition))
+        model = fit_condition_model(
+            _gene_matrix(condition_table, regressors, keep_c), condition[keep_c])
+        rows_t = np.arange(len(y_all))
+        Z_all = predict_condition(model, _gene_matrix(trait_table, regressors, rows_t))[:, None]
+        covariate_names = [problem.condition]
+        condition_model = model.describe()
+        genes, _ = without_regressors(genes, regressors)
+        if not genes:
+            raise InputFileError(trait_table.path, "no gene left after removing the regressors")
+    elif problem.condition is not None:
+        Z_all = trait_table.column(problem.condition)[:, None]
+        covariate_names = [problem.condition]
+    keep = np.isfinite(y_all)
+    if Z_all is not None:
+        keep &= np.all(np.isfinite(Z_all), axis=1)
+    rows = np.flatnonzero(keep)
+    if rows.size < N_FOLDS * 2:
+        raise InputFileError(trait_table.path,
+                             f"only {rows.size} samples with trait values; too few to analyse")
+    present = set(genes)
+    reference = [g for g in dict.fromkeys(related_genes(task_info, problem.trait))
+                 if g in present]
+    return ProblemData(problem, _gene_matrix(trait_table, genes, rows), y_all[rows],
+                       None if Z_all is None else Z_all[rows], list(genes), covariate_names,
+                       reference, tuple(selection.cohorts), list(selection.regressors),
+                       condition_model)
+
+
+# --------------------------------------------------------------------------- models
+
+def _ranked_lasso(names: Sequence[str], coef: np.ndarray) -> Dict[str, list]:
+    order = rank_by_coefficient(names, coef)
+    return {"Variable": [names[i] for i in order],
+            "Coefficient": [float(coef[i]) for i in order],
+            "Absolute Coefficient": [float(abs(coef[i])) for i in order]}
+
+
+def _final_lasso(data: ProblemData, XT: np.ndarray, penalty: float, candidates: np.ndarray
+                 ) -> Tuple[Dict[str, list], Any]:
+    """Final Lasso on all samples; ``XT`` (raw genes transposed) is standardized in place."""
+    residual, covariates = residualize(data.y, data.Z)
+    standardize_transposed(XT)
+    path = lasso_grid_path(XT, residual, [penalty], candidates=candidates)
+    return _ranked_lasso(data.gene_names, path.coefs[0]), covariates
+
+
+def _lasso_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndarray]
+                    ) -> Dict[str, Any]:
+    # one transposed copy of the genes serves the folds, then the final fit
+    XT = np.array(np.asarray(data.X, dtype=float).T, order="C")
+    grid = cross_validate_lasso_grid(data.X, data.y, data.Z, data.gene_names, data.reference,
+                                     config.penalties, folds, XT=XT)
+    chosen = grid.choose()
+    penalty = float(config.penalties[chosen])
+    genes, covariates = _final_lasso(data, XT, penalty, grid.support)
+    return {"genes": genes,
+            "cv": {"prediction": grid.prediction[chosen], "selection": grid.selection[chosen]},
+            "model": {"model": "Lasso", "penalty": penalty,
+                      "tuning": {"penalties": list(config.penalties),
+                                 "mean_selection_precision":
+                                     [s["precision"] for s in grid.selection],
+                                 "known_gene_hit": list(grid.hits)}},
+            "covariates": {"intercept": covariates.intercept,
+                           "coefficients": [float(c) for c in covariates.coef]}}
+
+
+def _final_lmm(data: ProblemData) -> LMMFit:
+    X_std, _, _ = standardize_rows(data.X, np.arange(data.X.shape[0]))
+    return fit_lmm(X_std, data.y, data.Z)
+
+
+def _lmm_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndarray],
+                  workers: int = 1) -> Dict[str, Any]:
+    if workers > 1:
+        # the final fit (the longest task) and the folds run side by side
+        with ThreadPoolExecutor(workers) as pool:
+            final = pool.submit(_final_lmm, data)
+            cv = cross_validate_lmm(data.X, data.y, data.Z, data.gene_names, data.reference,
+                                    folds, config.fdr_threshold, executor=pool)
+            fitted = final.result()
+    else:
+        cv = cross_validate_lmm(data.X, data.y, data.Z, data.gene_names, data.reference,
+                                folds, config.fdr_threshold)
+        fitted = _final_lmm(data)
+    tests = fitted.tests
+    hits = tests.significant(config.fdr_threshold)
+    order = hits.indices
+    genes = {"Variable": [data.gene_names[i] for i in order],
+             "Coefficient": [float(c) for c in hits.coef],
+             "Absolute Coefficient": [float(abs(c)) for c in hits.coef],
+             "p_value": [float(p) for p in hits.p_value],
+             "corrected_p_value": [float(p) for p in hits.corrected_p_value]}
+    return {"genes": genes, "cv": {"prediction": cv.prediction, "selection": cv.selection},
+            "model": {"model": "LMM", "penalty": None, "delta": fitted.delta,
+                      "fdr_threshold": config.fdr_threshold},
+            "covariates": {"intercept": float(fitted.covariate_coef[0]),
+                           "coefficients": [float(c) for c in fitted.covariate_coef[1:]]}}
+
+
+def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
+            fingerprint: str = "", workers: int = 1) -> Dict[str, Any]:
+    """Run the analysis of a problem and return its result document.
+
+    ``workers > 1`` runs the LMM path's fold fits and final fit in that many
+    threads (call with single-threaded BLAS; each thread's arithmetic is
+    unchanged, so the document is the same bytes). The Lasso path's folds
+    depend on each other (each seeds the next one's working set) and stay
+    sequential.
+    """
+    binary = is_binary(data.y)
+    folds = make_folds(data.y, binary, config.n_folds, config.seed)
+    batch = detect_batch_effect(data.X, config.batch_gap_numerator)
+    logger.debug("%s: cohorts %s, %d samples x %d genes, %s trait, batch effect: %s -> %s",
+                 data.problem, ", ".join(data.cohorts), data.X.shape[0], data.X.shape[1],
+                 "binary" if binary else "continuous", batch, "LMM" if batch else "Lasso")
+    if batch:
+        outcome = _lmm_analysis(data, config, folds, workers)
+    else:
+        outcome = _lasso_analysis(data, config, folds)
+    logger.debug("%s: %d genes selected (%s)", data.problem,
+                 len(outcome["genes"]["Variable"]),
+                 ", ".join(f"{k}={v}" for k, v in outcome["model"].items()
+                           if k in ("penalty", "delta")))
+    covariates = dict(outcome["covariates"], names=list(data.covariate_names))
+    analysis = {"engine": ENGINE, **outcome["model"], "batch_effect": batch,
+                "trait_type": "binary" if binary else "continuous",
+                "cohorts": list(data.cohorts), "n_samples": int(data.X.shape[0]),
+                "n_genes": int(data.X.shape[1]),
+                "n_known_genes_in_data": len(data.reference),
+                "covariates": covariates}
+    if data.problem.is_two_step:
+        analysis["regressors"] = list(data.regressors)
+        analysis["condition_model"] = data.condition_model
+    analysis["fingerprint"] = fingerprint
+    document = {"significant_genes": outcome["genes"],
+                "cv_performance": outcome["cv"],
+                "analysis": analysis}
+    return round_floats(document)
+
+
+# --------------------------------------------------------------------------- end to end
+
+def problem_fingerprint(problem: Problem, selection: Selection, digests: Sequence[str],
+                        task_info: Mapping[str, Any], config: AnalysisConfig) -> str:
+    """SHA-256 of everything a result depends on.
+
+    Engine version, analysis constants, the problem, the selected cohorts and
+    regressors, the SHA-256 of each linked table used, and the known genes of
+    the trait (and condition). ``cohort_info.json`` enters through the
+    selection it produces.
+    """
+    payload = {"engine": ENGINE, "config": config.as_dict(), "problem": str(problem),
+               "cohorts": list(selection.cohorts), "regressors": list(selection.regressors),
+               "tables": list(digests),
+               "related": related_genes(task_info, problem.trait),
+               "condition_related": (related_genes(task_info, problem.condition)
+                                     if problem.is_two_step else [])}
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class ProblemOutcome:
+    """What happened to one problem.
+
+    Attributes
+    ----------
+    problem : str
+        ``Trait|Condition``.
+    status : str
+        ``done``, ``up-to-date``, ``skipped`` or ``failed``.
+    reason : str
+        Why it was skipped or failed.
+    document : dict, optional
+        The result document (``done`` only).
+    seconds : float
+        Wall time of the analysis.
+    """
+
+    problem: str
+    status: str
+    reason: str = ""
+    document: Optional[Dict[str, Any]] = None
+    seconds: float = 0.0
+
+
+def run_problem(problem: Problem, preprocess_root: Path, task_info: Mapping[str, Any],
+                cache: CohortCache, index: Optional[LinkedTableIndex] = None,
+                cohort_info_cache: Optional[Dict[str, Any]] = None,
+                config: AnalysisConfig = AnalysisConfig(),
+                previous_fingerprint: Optional[str] = None,
+                workers: int = 1) -> ProblemOutcome:
+    """Select, load and analyse one problem (errors are the caller's to isolate).
+
+    Returns ``up-to-date`` without analysing when ``previous_fingerprint``
+    equals the fingerprint of the current inputs. ``workers``: see
+    :func:`analyze`.
+    """
+    root = Path(preprocess_root)
+    index = index or LinkedTableIndex(root)
+    selection = select_in_tree(problem, root, task_info, index, cohort_info_cache,
+                               strict=True)
+    if not selection.ok:
+        return ProblemOutcome(str(problem), "skipped", selection.reason)
+    owners = [problem.trait] + ([problem.condition] if problem.is_two_step else [])
+    paths = [index.path(owner, cohort) for cohort, owner in zip(selection.cohorts, owners)]
+    digests = [cache.digest(path) for path in paths]
+    fingerprint = problem_fingerprint(problem, selection, digests, task_info, config)
+    if previous_fingerprint == fingerprint:
+        return ProblemOutcome(str(problem), "up-to-date", "inputs unchanged")
+    tables = [cache.load(path) for path in paths]
+    data = problem_data(problem, selection, tables, task_info)
+    return ProblemOutcome(str(problem), "done",
+                          document=analyze(data, config, fingerprint, workers))
