@@ -40,6 +40,15 @@ def linked(n=4, trait="Asthma", age=True, gender=True, genes=("TP53", "EGFR")):
     return pd.DataFrame(data, index=[f"GSM{i}" for i in range(n)])
 
 
+def save_final(path, cohort, table, is_biased=False, note=""):
+    """The final call with both flags true: (its result, the record written, keys checked)."""
+    result = validate_and_save_cohort_info(True, cohort, path, True, True, is_biased, table,
+                                           note=note)
+    record = read(path)[cohort]
+    assert list(record) == KEYS
+    return result, record
+
+
 def test_key_order_constant():
     assert list(RECORD_KEYS) == KEYS
 
@@ -65,15 +74,9 @@ def test_early_failure_record(tmp_path, gene, trait):
 
 
 def test_final_usable_record(tmp_path):
-    path = info_path(tmp_path)
-    assert validate_and_save_cohort_info(True, "GSE2", path, True, True, False,
-                                         linked(6), note="ok") is True
-    record = read(path)["GSE2"]
-    assert list(record) == KEYS
-    assert record == {"is_usable": True, "is_gene_available": True,
-                      "is_trait_available": True, "is_available": True,
-                      "is_biased": False, "has_age": True, "has_gender": True,
-                      "sample_size": 6, "note": "ok"}
+    result, record = save_final(info_path(tmp_path), "GSE2", linked(6), note="ok")
+    assert result is True
+    assert record == dict(zip(KEYS, (True, True, True, True, False, True, True, 6, "ok")))
 
 
 def test_final_biased_and_numpy_flags(tmp_path):
@@ -90,16 +93,13 @@ def test_final_biased_and_numpy_flags(tmp_path):
 def test_final_table_without_rows_is_not_available_rather_than_biased(tmp_path):
     """SPEC 4.8: no rows forces is_gene_available false. The bias judges call an empty
     table biased (no class present); the record must not: nothing could be judged."""
-    path = info_path(tmp_path)
     for cohort, is_biased in (("GSE4", True), ("GSE8", False)):
-        assert validate_and_save_cohort_info(True, cohort, path, True, True, is_biased,
-                                             linked(0), note="linked") is False
-        record = read(path)[cohort]
-        assert list(record) == KEYS
-        assert record == {"is_usable": False, "is_gene_available": False,
-                          "is_trait_available": True, "is_available": False,
-                          "is_biased": None, "has_age": None, "has_gender": None,
-                          "sample_size": 0, "note": "linked; final linked table has no rows"}
+        result, record = save_final(info_path(tmp_path), cohort, linked(0), is_biased,
+                                    note="linked")
+        assert result is False
+        # usable, gene, trait, available | biased, age, gender: null | 0 rows
+        assert record == dict(zip(KEYS, (False, False, True, False, None, None, None, 0,
+                                         "linked; final linked table has no rows")))
 
 
 def test_final_table_without_genes_is_not_gene_available(tmp_path):
