@@ -52,7 +52,7 @@ def cohort_tables(n_samples: int, n_genes: int, missing: float, seed: int = 0):
 def linking_pipeline(clinical: pd.DataFrame, genes: pd.DataFrame) -> None:
     linked = geo_link_clinical_genetic_data(clinical, genes)
     linked = handle_missing_values(linked, "Trait")
-    judge_and_remove_biased_features(linked, "Trait")
+    judge_and_remove_biased_features(linked, "Trait", verbose=False)
 
 
 def _writer(path: str, worker: int, n_cohorts: int) -> None:

@@ -238,8 +238,6 @@ def main(argv: Optional[List[str]] = None) -> int:
                 for p in sorted(paths.tcga_input.glob("TCGA_*"))]
     for trait, cohort, folder, source in cohorts:
         preprocess_cohort(trait, cohort, folder, source, out / "preprocess")
-    for lock in (out / "preprocess").glob("*/*.lock"):
-        lock.unlink()
     written = analyse(out, paths.task_info)
     print(f"wrote {len(cohorts)} cohort records and {written} regression results under {out}")
     return 0

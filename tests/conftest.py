@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from utils.paths import ENV_LOCK_DIR
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
@@ -17,6 +19,15 @@ def shared_file(relative: str) -> Path:
         pytest.skip(f"real test data not available: {path} (expected ../shared/data "
                     "beside the repository)")
     return path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_lock_dir(tmp_path_factory):
+    """Lock files of the tests (and of the kernels and scripts they start) go to a
+    temporary folder, not to the user's lock folder (``utils.paths.lock_dir``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENV_LOCK_DIR, str(tmp_path_factory.mktemp("locks")))
+        yield
 
 
 @pytest.fixture

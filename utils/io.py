@@ -6,7 +6,13 @@
 * Writers are atomic: data goes to a temporary file in the target folder, is
   flushed to disk and then renamed over the target, so a reader never sees a
   half-written file and a crash never destroys the previous version.
-* :func:`locked` serialises read-modify-write cycles across processes.
+* No debris in data trees. A writer holds an OS lock (``flock``) on its
+  temporary file until the rename; every atomic write first removes the
+  temporary files of its folder that no live writer holds, i.e. those a killed
+  process (``kill -9``, power loss) left behind. (POSIX; elsewhere stale
+  temporary files are left for the user to remove.)
+* :func:`locked` serialises read-modify-write cycles across processes with a
+  lock file kept outside the tree, in :func:`utils.paths.lock_dir`.
 """
 
 from __future__ import annotations
@@ -18,19 +24,31 @@ import hashlib
 import io
 import json
 import os
-import tempfile
+import re
+import secrets
 import zlib
 from pathlib import Path
-from typing import IO, Any, Iterator, Union
+from typing import IO, Any, Iterator, Tuple, Union
 
 from filelock import FileLock
 
 from utils.errors import InputFileError
+from utils.paths import lock_dir
+
+try:  # POSIX: temporary files of live writers are marked by an flock
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None
 
 PathLike = Union[str, os.PathLike]
 
 GZIP_MAGIC = b"\x1f\x8b"
 FALLBACK_ERRORS = "genotex-latin1"
+TEMP_SUFFIX = ".tmp"
+# ".<target name>.<writer pid>.<16 hex digits>.tmp": the temporary files atomic writes create.
+TEMP_NAME = re.compile(r"\..+\.(?P<pid>[0-9]+)\.[0-9a-f]{16}" + re.escape(TEMP_SUFFIX) + r"\Z",
+                       re.DOTALL)
+LOCK_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def _latin1_fallback(error: UnicodeError):
@@ -185,10 +203,74 @@ def read_json(path: PathLike) -> Any:
         raise InputFileError(path, f"invalid JSON ({exc.msg})", line=exc.lineno) from exc
 
 
+def remove_stale_temp_files(folder: PathLike) -> int:
+    """Remove the temporary files of atomic writes that no live writer holds.
+
+    A writer holds an exclusive ``flock`` on its temporary file from creation
+    to rename; a file nobody holds was left by a killed writer. Files whose
+    names do not look like this module's temporary files are never touched,
+    nor those of this process (its own are live; skipping them also keeps
+    NFS's per-process lock emulation from mistaking them for stale).
+
+    Parameters
+    ----------
+    folder : path-like
+
+    Returns
+    -------
+    int
+        How many files were removed (0 where ``flock`` is unavailable).
+    """
+    if fcntl is None:  # pragma: no cover - not POSIX
+        return 0
+    removed = 0
+    try:
+        names = [(e, TEMP_NAME.match(e.name)) for e in os.scandir(folder)]
+    except FileNotFoundError:
+        return 0
+    own_pid = str(os.getpid())
+    entries = [e for e, match in names if match and match["pid"] != own_pid]
+    for entry in entries:
+        try:
+            fd = os.open(entry.path, os.O_RDWR)
+        except OSError:  # already renamed or removed, or not ours to open
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.path.samestat(os.fstat(fd), os.stat(entry.path)):
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:  # held by a live writer, just renamed, or no flock on this disk
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _create_temp(target: Path) -> Tuple[int, str]:
+    """Create and lock ``.<name>.<pid>.<random>.tmp`` beside ``target``; (fd, path)."""
+    while True:
+        name = os.path.join(target.parent, f".{target.name}.{os.getpid()}."
+                                           f"{secrets.token_hex(8)}{TEMP_SUFFIX}")
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # pragma: no cover - 64 random bits collided
+            continue
+        if fcntl is None:  # pragma: no cover - not POSIX
+            return fd, name
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # pragma: no cover - a file system without flock: cleaners skip too
+            return fd, name
+        if os.fstat(fd).st_nlink:
+            return fd, name
+        os.close(fd)  # a cleaner took it for stale before the lock was set: retry
+
+
 @contextlib.contextmanager
 def atomic_write(path: PathLike, mode: str = "w", encoding: str = "utf-8",
                  newline: str | None = None) -> Iterator[IO]:
-    """Write a file atomically: temp file in the same folder, fsync, rename.
+    """Write a file atomically: locked temp file in the same folder, fsync, rename.
 
     Parameters
     ----------
@@ -204,25 +286,36 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str = "utf-8",
     ------
     file object
         Write to it; on normal exit it replaces ``path``; on an exception the
-        temporary file is removed and ``path`` is left untouched.
+        temporary file is removed and ``path`` is left untouched. Temporary
+        files that killed writers left in the folder are removed first
+        (:func:`remove_stale_temp_files`).
     """
     if mode not in ("w", "wb"):
         raise ValueError("atomic_write supports modes 'w' and 'wb'")
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                    dir=target.parent)
+    remove_stale_temp_files(target.parent)
+    fd, tmp_name = _create_temp(target)
     try:
         if mode == "wb":
             handle = os.fdopen(fd, "wb")
         else:
             handle = os.fdopen(fd, "w", encoding=encoding, newline=newline)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        os.unlink(tmp_name)
+        raise
+    try:
         with handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp_name, 0o644)
-        os.replace(tmp_name, target)
+            os.chmod(tmp_name, 0o644)
+            if fcntl is not None:  # rename while the lock still marks the file as live
+                os.replace(tmp_name, target)
+        if fcntl is None:  # pragma: no cover - an open file cannot be renamed there
+            os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
@@ -257,18 +350,49 @@ def atomic_to_csv(df, path: PathLike, **to_csv_kwargs: Any) -> None:
         df.to_csv(handle, **to_csv_kwargs)
 
 
+def lock_file(path: PathLike, environ=None) -> Path:
+    """The lock file :func:`locked` uses for ``path`` (in :func:`utils.paths.lock_dir`).
+
+    The name is the file's name plus a digest of its folder's identity (device
+    and inode, so every spelling of the path, symbolic links and bind mounts
+    included, gives the same lock) and of the name. The folder must exist.
+    """
+    target = Path(path)
+    folder = os.stat(target.parent)
+    digest = hashlib.sha256(f"{folder.st_dev}:{folder.st_ino}/{target.name}".encode(
+        "utf-8", "surrogatepass")).hexdigest()[:24]
+    readable = LOCK_NAME_CHARS.sub("_", target.name)[:40]
+    return lock_dir(environ) / f"{readable}-{digest}.lock"
+
+
+def _private_dir(folder: Path) -> Path:
+    """Create ``folder`` (mode 0700) and refuse one owned by another user."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if hasattr(os, "getuid") and folder.stat().st_uid != os.getuid():
+        raise PermissionError(f"{folder}: lock folder owned by another user; set "
+                              "GENOTEX_LOCK_DIR to a folder of your own")
+    return folder
+
+
 @contextlib.contextmanager
 def locked(path: PathLike, timeout: float = 120.0) -> Iterator[None]:
-    """Hold an inter-process lock tied to ``path`` (lock file ``<path>.lock``).
+    """Hold an inter-process lock tied to ``path``; the lock file is not in its folder.
+
+    The lock file is :func:`lock_file` (``<lock dir>/<name>-<digest>.lock``),
+    so a data tree never holds one. The OS releases the lock when its holder
+    dies, so a killed writer never blocks the next one.
 
     Parameters
     ----------
     path : path-like
-        The file whose read-modify-write cycle must be serialised.
+        The file whose read-modify-write cycle must be serialised; its folder
+        is created.
     timeout : float
         Seconds to wait before giving up with :class:`TimeoutError`.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(target) + ".lock", timeout=timeout):
+    lock_path = lock_file(target)
+    _private_dir(lock_path.parent)
+    with FileLock(str(lock_path), timeout=timeout):
         yield

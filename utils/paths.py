@@ -26,13 +26,20 @@ metadata               ``GENOTEX_METADATA``       ``<root>/metadata``
 gene synonym map       ``GENOTEX_GENE_SYNONYMS``  ``<metadata>/gene_synonym.json``
 task info              ``GENOTEX_TASK_INFO``      ``<metadata>/task_info.json``
 =====================  =========================  ==============================
+
+Inter-process lock files never live in a data tree (a shipped tree holds only
+the files of SPEC section 2): :func:`lock_dir` is ``GENOTEX_LOCK_DIR``, else
+``$XDG_RUNTIME_DIR/genotex-locks``, else ``genotex-locks-<user>`` in the
+system's temporary folder; it is per user and per machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import getpass
 import os
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Callable, Dict, Mapping, Optional, Union
@@ -47,6 +54,8 @@ ENV_OUTPUT = "GENOTEX_OUTPUT"
 ENV_METADATA = "GENOTEX_METADATA"
 ENV_GENE_SYNONYMS = "GENOTEX_GENE_SYNONYMS"
 ENV_TASK_INFO = "GENOTEX_TASK_INFO"
+ENV_LOCK_DIR = "GENOTEX_LOCK_DIR"
+ENV_RUNTIME_DIR = "XDG_RUNTIME_DIR"
 
 PROJECT_NAME = "genotex"
 TASK_INFO_NAME = "task_info.json"
@@ -295,3 +304,26 @@ def paths_from_args(args: argparse.Namespace) -> ProjectPaths:
         gene_synonyms=getattr(args, "gene_synonyms", None),
         task_info=getattr(args, "task_info", None),
     )
+
+
+def lock_dir(environ: Optional[Mapping[str, str]] = None) -> Path:
+    """Folder of this user's inter-process lock files (see the module docstring).
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        Environment to read (defaults to ``os.environ``).
+
+    Returns
+    -------
+    pathlib.Path
+        Absolute path; not created here (:func:`utils.io.locked` creates it).
+    """
+    environ = os.environ if environ is None else environ
+    if environ.get(ENV_LOCK_DIR):
+        return Path(environ[ENV_LOCK_DIR]).expanduser().resolve()
+    runtime = environ.get(ENV_RUNTIME_DIR)
+    if runtime and Path(runtime).is_dir():
+        return Path(runtime).resolve() / "genotex-locks"
+    user = str(os.getuid()) if hasattr(os, "getuid") else getpass.getuser()
+    return Path(tempfile.gettempdir()).resolve() / f"genotex-locks-{user}"

@@ -143,8 +143,6 @@ def build_notebooks(paths: ProjectPaths, code_root: Path, cohorts: Sequence = ()
             target = notebook_path(code_root, decisions.trait, decisions.cohort)
             write_notebook(tidy_notebook(notebook, f"{decisions.trait}-{decisions.cohort}"),
                            target)
-    for lock in paths.preprocess.glob("*/*.lock"):
-        lock.unlink()
 
 
 def build_regress(paths: ProjectPaths) -> None:

@@ -6,13 +6,17 @@ import gzip
 import json
 import multiprocessing
 import os
+import signal
 
 import pandas as pd
 import pytest
 
 from utils.errors import InputFileError
-from utils.io import (atomic_to_csv, atomic_write, atomic_write_json, decode_text, locked,
-                      open_text, read_json, read_text)
+import utils.io
+from utils.io import (atomic_to_csv, atomic_write, atomic_write_json, atomic_write_text,
+                      decode_text, lock_file, locked, open_text, read_json, read_text,
+                      remove_stale_temp_files)
+from utils.paths import ENV_LOCK_DIR
 
 
 def test_plain_and_gzip_read_the_same(tmp_path):
@@ -101,3 +105,148 @@ def test_lock_serialises_read_modify_write_across_processes(tmp_path):
     for worker in workers:
         worker.join(60)
     assert int(open(counter).read()) == 100
+
+
+# --------------------------------------------------------------------------- no debris in trees
+# A killed writer must leave nothing behind that the next write does not clear, and the
+# lock of a read-modify-write cycle never lands in the data folder (SPEC 2 lists the files
+# a tree holds).
+
+FORK = multiprocessing.get_context("fork")
+
+
+@pytest.fixture
+def lock_folder(tmp_path, monkeypatch):
+    folder = tmp_path / "locks"
+    monkeypatch.setenv(ENV_LOCK_DIR, str(folder))
+    return folder
+
+
+def _write_and_hang(path: str, started, finish) -> None:
+    """Start an atomic write, report, then wait (for a kill or ``finish``)."""
+    with atomic_write(path) as handle:
+        handle.write("from the child")
+        handle.flush()
+        started.set()
+        finish.wait(60)
+
+
+def _start_writer(path):
+    started, finish = FORK.Event(), FORK.Event()
+    child = FORK.Process(target=_write_and_hang, args=(str(path), started, finish))
+    child.start()
+    assert started.wait(60)
+    return child, finish
+
+
+def temp_files(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_temp_file_of_a_killed_writer_is_removed_by_the_next_write(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    child, _ = _start_writer(tree / "a.csv")
+    assert len(temp_files(tree)) == 1  # the child's, while it writes
+    os.kill(child.pid, signal.SIGKILL)
+    child.join(60)
+    assert child.exitcode == -signal.SIGKILL
+    assert len(temp_files(tree)) == 1  # left behind by the kill
+    atomic_write_text(tree / "b.csv", "next write")  # any atomic write in the folder
+    assert sorted(os.listdir(tree)) == ["b.csv"]
+
+
+def test_temp_file_of_a_live_writer_is_kept(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    child, finish = _start_writer(tree / "a.csv")
+    atomic_write_text(tree / "b.csv", "meanwhile")
+    assert remove_stale_temp_files(tree) == 0
+    assert len(temp_files(tree)) == 1
+    finish.set()
+    child.join(60)
+    assert child.exitcode == 0
+    assert (tree / "a.csv").read_text() == "from the child"
+    assert sorted(os.listdir(tree)) == ["a.csv", "b.csv"]
+
+
+def test_foreign_files_are_never_removed(tmp_path):
+    names = [".notes.txt.tmp", ".a.csv.12.abc.tmp", "x.tmp", ".a.csv.12.0123456789abcdef.tmp.bak"]
+    for name in names:
+        (tmp_path / name).write_text("mine")
+    assert remove_stale_temp_files(tmp_path) == 0
+    assert sorted(os.listdir(tmp_path)) == sorted(names)
+
+
+def test_writer_retries_when_a_cleaner_took_its_fresh_temp_file(tmp_path, monkeypatch):
+    """The race a cleaner can win: between creating its temp file and locking it, a
+    writer's file looks stale. The writer then sees it unlinked and starts over."""
+    real_flock = utils.io.fcntl.flock
+    calls = []
+
+    class CleanerWinsOnce:
+        LOCK_EX, LOCK_NB = utils.io.fcntl.LOCK_EX, utils.io.fcntl.LOCK_NB
+
+        @staticmethod
+        def flock(fd, operation):
+            if not calls:
+                for name in temp_files(tmp_path):
+                    os.unlink(tmp_path / name)
+            calls.append(operation)
+            return real_flock(fd, operation)
+
+    monkeypatch.setattr(utils.io, "fcntl", CleanerWinsOnce)
+    atomic_write_text(tmp_path / "a.csv", "content")
+    assert len(calls) == 2
+    assert os.listdir(tmp_path) == ["a.csv"]
+    assert (tmp_path / "a.csv").read_text() == "content"
+
+
+def test_lock_file_lives_outside_the_folder(tmp_path, lock_folder):
+    tree = tmp_path / "tree" / "Asthma"
+    with locked(tree / "cohort_info.json"):
+        assert lock_file(tree / "cohort_info.json").exists()
+    assert os.listdir(tree) == []
+    (lock,) = lock_folder.iterdir()
+    assert lock.name.startswith("cohort_info.json-") and lock.suffix == ".lock"
+    assert lock_folder.stat().st_mode & 0o777 == 0o700
+
+
+def test_every_spelling_of_a_folder_shares_one_lock(tmp_path, lock_folder):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tmp_path / "link").symlink_to(tree)
+    spellings = [tree / "x.json", tmp_path / "link" / "x.json",
+                 tmp_path / "tree" / ".." / "tree" / "x.json"]
+    assert len({lock_file(path) for path in spellings}) == 1
+    assert lock_file(tree / "x.json") != lock_file(tree / "y.json")
+
+
+def test_lock_folder_of_another_user_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_LOCK_DIR, str(tmp_path / "locks"))
+    (tmp_path / "locks").mkdir()
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(tmp_path / "locks").st_uid + 1)
+    with pytest.raises(PermissionError, match="GENOTEX_LOCK_DIR"):
+        with locked(tmp_path / "x.json"):
+            pass
+
+
+def _hold_lock(path: str, started) -> None:
+    with locked(path):
+        started.set()
+        signal.pause()
+
+
+def test_a_killed_lock_holder_does_not_block_the_next_writer(tmp_path, lock_folder):
+    path = tmp_path / "cohort_info.json"
+    started = FORK.Event()
+    holder = FORK.Process(target=_hold_lock, args=(str(path), started))
+    holder.start()
+    assert started.wait(60)
+    with pytest.raises(TimeoutError):
+        with locked(path, timeout=0.2):
+            pass
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.join(60)
+    with locked(path, timeout=60):
+        pass

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 from pathlib import Path
 
 from utils import paths
@@ -60,3 +62,14 @@ def test_cli_flags_round_trip(tmp_path):
     for flag in ("--root", "--input-dir", "--output-dir", "--metadata-dir",
                  "--gene-synonyms", "--task-info"):
         assert flag in help_text
+
+
+def test_lock_dir_is_per_user_and_outside_any_tree(tmp_path):
+    assert paths.lock_dir({paths.ENV_LOCK_DIR: str(tmp_path / "locks")}) == tmp_path / "locks"
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    assert paths.lock_dir({paths.ENV_RUNTIME_DIR: str(runtime)}) == runtime / "genotex-locks"
+    # A runtime folder that does not exist is not used; the system temp folder is.
+    fallback = paths.lock_dir({paths.ENV_RUNTIME_DIR: str(tmp_path / "missing")})
+    assert fallback.parent == Path(tempfile.gettempdir()).resolve()
+    assert fallback.name == f"genotex-locks-{os.getuid()}"

@@ -24,9 +24,15 @@ module              names
 ``cohort_info``     ``validate_and_save_cohort_info``
 ``display``         ``preview_df``
 ==================  =============================================================
+
+It also re-exports the module and typing names the original star-import leaked
+and existing notebooks use without importing them (``pd``, ``np``, ``gzip``,
+``re``, ... see :mod:`utils.notebook_namespace`).
 """
 
 from utils.errors import NoExpressionTableError
+from utils.notebook_namespace import *  # noqa: F401,F403 - the names the original leaked
+from utils.notebook_namespace import NOTEBOOK_NAMES
 from tools.preprocess.bias import (judge_and_remove_biased_features, judge_binary_variable_biased,
                                    judge_continuous_variable_biased)
 from tools.preprocess.clinical import (binary_trait_converter, convert_age, convert_gender,
@@ -90,4 +96,6 @@ __all__ = [
     "read_platform_annotations",
     "suggest_mapping_columns",
     "NoExpressionTableError",
+    # modules and typing names the original star-import leaked (SPEC Appendix A)
+    *NOTEBOOK_NAMES,
 ]

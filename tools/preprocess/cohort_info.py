@@ -11,13 +11,19 @@ with the keys, in this order: ``is_usable``, ``is_gene_available``,
   text.
 * Final record: ``is_available`` = gene and trait available; ``is_usable`` =
   available and not biased; a linked table with no rows or no gene column
-  forces ``is_gene_available`` false (with a note saying so).
+  forces ``is_gene_available`` false (with a note saying so). A table with no
+  rows is recorded as not available, not as biased: nothing could be judged,
+  so ``is_biased``, ``has_age`` and ``has_gender`` are ``null`` and
+  ``sample_size`` is 0, whatever bias flag the caller passed.
 
 Writes are a read-modify-write cycle under an inter-process lock, ending with an
 atomic replace, so concurrent notebook runs never lose a record and a reader
-never sees a half-written file. Records are written sorted by cohort id, so the
-file does not depend on which run finished first. An existing file that is not
-a valid JSON object is never overwritten: the write fails naming the file.
+never sees a half-written file. The lock file lives outside the tree
+(:func:`utils.io.locked`) and the atomic writer clears temporary files that a
+killed writer left, so the folder holds only the files of SPEC section 2.
+Records are written sorted by cohort id, so the file does not depend on which
+run finished first. An existing file that is not a valid JSON object is never
+overwritten: the write fails naming the file.
 """
 
 from __future__ import annotations
@@ -66,11 +72,13 @@ def final_record(is_gene_available: bool, is_trait_available: bool, is_biased: b
                  df: pd.DataFrame, trait: Optional[str], note: str = "") -> Dict[str, Any]:
     """Record of a cohort whose final linked table is ``df``."""
     notes = [str(note)] if note else []
-    gene_ok = bool(is_gene_available)
     if len(df) == 0:
-        gene_ok = False
         notes.append("final linked table has no rows")
-    elif not linked_gene_columns(df, trait):
+        record = early_stop_record(False, is_trait_available, "; ".join(notes))
+        record["sample_size"] = 0
+        return record
+    gene_ok = bool(is_gene_available)
+    if not linked_gene_columns(df, trait):
         gene_ok = False
         notes.append("final linked table has no gene columns")
     is_available = gene_ok and bool(is_trait_available)

@@ -12,7 +12,15 @@ Appendix A), which call the same engine as ``regress.py``
   :mod:`~tools.statistics.fdr`: the mixed model and its tests;
 * :mod:`~tools.statistics.ranking`, :mod:`~tools.statistics.crossval`,
   :mod:`~tools.statistics.two_step`, :mod:`~tools.statistics.cohort_cache`.
+
+The star-import also gives the module and typing names the original leaked and
+existing notebooks use without importing them (``pd``, ``np``, ``json``, ...;
+:mod:`utils.notebook_namespace`).
 """
 
 from tools.statistics.compat import *  # noqa: F401,F403
-from tools.statistics.compat import __all__  # noqa: F401
+from tools.statistics.compat import __all__ as COMPAT_NAMES
+from utils.notebook_namespace import *  # noqa: F401,F403 - the names the original leaked
+from utils.notebook_namespace import NOTEBOOK_NAMES
+
+__all__ = [*COMPAT_NAMES, *NOTEBOOK_NAMES]

@@ -34,6 +34,7 @@ from genotex.demo.notebooks import (execute_notebook, geo_notebook, notebook_pat
                                     tidy_notebook, xena_notebook)
 from genotex.demo.recovery import category_table, tree_recovery
 from tests.conftest import REPO_ROOT, shared_file
+from tests.tree_layout import unexpected_output_files
 from utils.paths import (ENV_GENE_SYNONYMS, ENV_INPUT, ENV_METADATA, ENV_OUTPUT, ENV_ROOT,
                          ENV_TASK_INFO, resolve_paths)
 from utils.problems import load_task_info
@@ -48,9 +49,9 @@ GENOTEX_ENV = (ENV_ROOT, ENV_INPUT, ENV_OUTPUT, ENV_METADATA, ENV_GENE_SYNONYMS,
 
 
 def snapshot(root: Path) -> Dict[str, str]:
-    """Relative path -> SHA-256 of every file below ``root`` (lock files ignored)."""
+    """Relative path -> SHA-256 of every file below ``root`` (hidden ones included)."""
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and p.suffix != ".lock"}
+            for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def assert_same_tree(produced: Path, committed: Path) -> None:
@@ -100,12 +101,17 @@ def test_truth_is_not_in_the_reference_tree():
     assert not list(PATHS.output.rglob("*truth*"))
 
 
+def test_reference_tree_holds_only_spec_files():
+    """SPEC section 2 lists every file of an output tree: no lock, temp or stray file."""
+    assert unexpected_output_files(PATHS.output) == []
+
+
 def test_demo_is_at_most_20_mb():
     total = 0
     for part in DEMO_PARTS:
         path = REPO_ROOT / part
         files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
-        total += sum(p.stat().st_size for p in files if p.suffix != ".lock")
+        total += sum(p.stat().st_size for p in files)
     assert total <= MAX_DEMO_BYTES, f"demo holds {total / 1e6:.1f} MB"
 
 
@@ -302,6 +308,7 @@ def test_notebooks_and_regress_reproduce_the_committed_demo(tmp_path):
             notebook = execute_notebook(read_notebook(path), cwd=cwd)
             executed[path] = tidy_notebook(notebook, f"{decisions.trait}-{decisions.cohort}")
     run_script(REPO_ROOT / "regress.py", "--output-dir", output, "--no-progress")
+    assert unexpected_output_files(output) == []
     assert_same_tree(output, PATHS.output)
     for path, notebook in executed.items():
         assert nbformat.writes(notebook).rstrip("\n") == path.read_text(

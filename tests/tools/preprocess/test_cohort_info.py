@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import random
+import signal
+import time
 
 import numpy as np
 import pandas as pd
@@ -11,6 +15,7 @@ import pytest
 
 from tools.preprocess.cohort_info import RECORD_KEYS, validate_and_save_cohort_info
 from utils.errors import InputFileError
+from utils.paths import ENV_LOCK_DIR
 
 KEYS = ["is_usable", "is_gene_available", "is_trait_available", "is_available",
         "is_biased", "has_age", "has_gender", "sample_size", "note"]
@@ -33,6 +38,15 @@ def linked(n=4, trait="Asthma", age=True, gender=True, genes=("TP53", "EGFR")):
     for gene in genes:
         data[gene] = np.linspace(0, 1, n)
     return pd.DataFrame(data, index=[f"GSM{i}" for i in range(n)])
+
+
+def save_final(path, cohort, table, is_biased=False, note=""):
+    """The final call with both flags true: (its result, the record written, keys checked)."""
+    result = validate_and_save_cohort_info(True, cohort, path, True, True, is_biased, table,
+                                           note=note)
+    record = read(path)[cohort]
+    assert list(record) == KEYS
+    return result, record
 
 
 def test_key_order_constant():
@@ -60,15 +74,9 @@ def test_early_failure_record(tmp_path, gene, trait):
 
 
 def test_final_usable_record(tmp_path):
-    path = info_path(tmp_path)
-    assert validate_and_save_cohort_info(True, "GSE2", path, True, True, False,
-                                         linked(6), note="ok") is True
-    record = read(path)["GSE2"]
-    assert list(record) == KEYS
-    assert record == {"is_usable": True, "is_gene_available": True,
-                      "is_trait_available": True, "is_available": True,
-                      "is_biased": False, "has_age": True, "has_gender": True,
-                      "sample_size": 6, "note": "ok"}
+    result, record = save_final(info_path(tmp_path), "GSE2", linked(6), note="ok")
+    assert result is True
+    assert record == dict(zip(KEYS, (True, True, True, True, False, True, True, 6, "ok")))
 
 
 def test_final_biased_and_numpy_flags(tmp_path):
@@ -82,18 +90,24 @@ def test_final_biased_and_numpy_flags(tmp_path):
     assert record["has_gender"] is False and record["has_age"] is True
 
 
-def test_final_table_without_rows_or_genes_is_not_gene_available(tmp_path):
+def test_final_table_without_rows_is_not_available_rather_than_biased(tmp_path):
+    """SPEC 4.8: no rows forces is_gene_available false. The bias judges call an empty
+    table biased (no class present); the record must not: nothing could be judged."""
+    for cohort, is_biased in (("GSE4", True), ("GSE8", False)):
+        result, record = save_final(info_path(tmp_path), cohort, linked(0), is_biased,
+                                    note="linked")
+        assert result is False
+        # usable, gene, trait, available | biased, age, gender: null | 0 rows
+        assert record == dict(zip(KEYS, (False, False, True, False, None, None, None, 0,
+                                         "linked; final linked table has no rows")))
+
+
+def test_final_table_without_genes_is_not_gene_available(tmp_path):
     path = info_path(tmp_path)
-    no_rows = linked(0)
-    assert validate_and_save_cohort_info(True, "GSE4", path, True, True, False,
-                                         no_rows) is False
     no_genes = linked(4, genes=())
     assert validate_and_save_cohort_info(True, "GSE5", path, True, True, False,
                                          no_genes, note="mapped") is False
     records = read(path)
-    assert records["GSE4"]["is_gene_available"] is False
-    assert records["GSE4"]["sample_size"] == 0
-    assert "no rows" in records["GSE4"]["note"]
     assert records["GSE5"]["is_gene_available"] is False
     assert records["GSE5"]["is_available"] is False
     assert records["GSE5"]["note"] == "mapped; final linked table has no gene columns"
@@ -167,3 +181,54 @@ def test_concurrent_writers_lose_no_record(tmp_path):
     assert all(records[c]["note"] == c for c in expected)
     assert sum(r["is_usable"] for r in records.values()) == n_workers * n_cohorts // 2
     assert not list(path.parent.glob("*.tmp"))
+
+
+def _acknowledging_writer(path: str, worker: int, acks: str) -> None:
+    """Write records one after another; append each id to ``acks`` once its write returned."""
+    table = linked(4)
+    with open(acks, "a", encoding="utf-8") as ack:
+        for i in range(10_000):
+            cohort = f"GSE{worker:02d}{i:05d}"
+            validate_and_save_cohort_info(True, cohort, path, True, True, False, table,
+                                          note=cohort)
+            ack.write(cohort + "\n")
+            ack.flush()
+
+
+def test_writers_killed_mid_write_lose_nothing_and_leave_nothing(tmp_path, monkeypatch):
+    """kill -9 lands anywhere in a write (the file is large, so often mid-write); after the
+    next completed write the folder holds only cohort_info.json, every acknowledged record
+    is there and complete, and the file was valid JSON after every round."""
+    monkeypatch.setenv(ENV_LOCK_DIR, str(tmp_path / "locks"))
+    path = info_path(tmp_path)
+    table = linked(4)
+    validate_and_save_cohort_info(False, "GSE_OLD0000", path, False, True, note="x" * 200)
+    record = read(path)["GSE_OLD0000"]
+    # 1,500 records (about 0.5 MB) make each write take a while, so kills land mid-write.
+    path.write_text(json.dumps({f"GSE_OLD{i:04d}": record for i in range(1500)}, indent=4))
+    acks = tmp_path / "acks"
+    acks.mkdir()
+    draw = random.Random(7)  # kill times vary the point of the kill, not the assertions
+    context = multiprocessing.get_context("fork")
+    for round_number in range(12):
+        workers = [context.Process(target=_acknowledging_writer,
+                                   args=(str(path), 10 * round_number + w,
+                                         str(acks / f"{round_number}-{w}.txt")))
+                   for w in range(3)]
+        for worker in workers:
+            worker.start()
+        time.sleep(draw.uniform(0.05, 0.4))
+        for worker in workers:
+            os.kill(worker.pid, signal.SIGKILL)
+        for worker in workers:
+            worker.join(60)
+        assert [w.exitcode for w in workers] == [-signal.SIGKILL] * 3
+        assert isinstance(read(path), dict)  # never half-written
+    validate_and_save_cohort_info(True, "GSE_NEXT", path, True, True, False, table)
+    assert os.listdir(path.parent) == ["cohort_info.json"]
+    records = read(path)
+    acknowledged = [line for f in acks.iterdir() for line in f.read_text().split()]
+    assert acknowledged, "no writer completed a write: the test proves nothing"
+    for cohort in acknowledged:
+        assert list(records[cohort]) == KEYS and records[cohort]["note"] == cohort
+    assert len([c for c in records if c.startswith("GSE_OLD")]) == 1500
