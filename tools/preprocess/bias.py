@@ -1,14 +1,14 @@
 """Biased features of a linked table (SPEC 4.7).
 
-* A binary feature (exactly two distinct values) is biased when fewer than two
+* A binary feature (coded 0/1, :func:`utils.columns.is_binary`) is biased when fewer than two
   classes are present, or when the minority class is *both* rarer than
   ``min_proportion`` (10 %) of the non-missing values *and* smaller than
   ``min_num`` (5) samples. Both comparisons are strict: a minority of exactly
   10 % or exactly 5 samples is not biased.
 * A continuous feature is biased when it is constant (fewer than two distinct
   non-missing values).
-* The trait is judged as binary when it has exactly two distinct values, else
-  as continuous. Age is always judged as continuous, Gender always as binary.
+* The trait is judged as binary when it is coded 0/1 (the coding of SPEC 2;
+  the one meaning of "binary" across the project), else as continuous. Age is always judged as continuous, Gender always as binary.
   A biased trait makes the cohort unusable; a biased Age or Gender column is
   dropped and the cohort stays usable.
 """
@@ -20,7 +20,7 @@ from typing import Tuple
 
 import pandas as pd
 
-from tools.preprocess.clinical import AGE, GENDER
+from utils.columns import AGE, GENDER, is_binary
 
 logger = logging.getLogger(__name__)
 
@@ -70,11 +70,6 @@ def judge_continuous_variable_biased(dataframe: pd.DataFrame, col_name: str) -> 
     else:
         logger.info("%s: no values: biased", col_name)
     return bool(biased)
-
-
-def is_binary(series: pd.Series) -> bool:
-    """True when the series has exactly two distinct non-missing values."""
-    return series.nunique(dropna=True) == 2
 
 
 def judge_and_remove_biased_features(df: pd.DataFrame, trait: str

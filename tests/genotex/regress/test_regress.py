@@ -193,13 +193,11 @@ def test_dask_local_cluster_matches_serial(tree, tmp_path):
     distributed = pytest.importorskip("distributed")
     task_info = load_task_info(tree["task_info"])
     problems = enumerate_problems(task_info)
-    serial = RunSettings(str(tree["preprocess"]), str(tmp_path / "serial"),
-                         str(tree["task_info"]))
+    serial = RunSettings(tree["preprocess"], tmp_path / "serial", tree["task_info"])
     run_problems(problems, serial, jobs=1, progress=False)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", dashboard_address=None) as cluster:
-        dask = RunSettings(str(tree["preprocess"]), str(tmp_path / "dask"),
-                           str(tree["task_info"]))
+        dask = RunSettings(tree["preprocess"], tmp_path / "dask", tree["task_info"])
         summary = run_problems(problems, dask, scheduler=cluster.scheduler_address,
                                progress=False)
     assert summary.counts()["done"] == 6
