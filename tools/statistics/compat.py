@@ -31,7 +31,7 @@ from tools.statistics.lasso import Lasso
 from tools.statistics.lmm import FDR_THRESHOLD, LMM
 from tools.statistics.models import FittedModel, StatisticalModel, model_for_constructor
 from tools.statistics.residualize import CovariateFit, as_matrix
-from tools.statistics.standardize import Standardizer
+from tools.statistics.standardize import standardize_rows
 from utils.columns import is_binary
 from utils.io import PathLike, atomic_write_json
 from utils.paths import default_task_info_path
@@ -143,19 +143,21 @@ def get_gene_regressors(trait: str, condition: str, trait_df: pd.DataFrame,
 def normalize_data(X_train: Any, X_test: Any = None) -> Tuple[Any, Any]:
     """Z-score with the training statistics (zero-variance columns unscaled).
 
+    The engine's standardization (:func:`tools.statistics.standardize.standardize_rows`),
+    so a model fitted on the result matches ``regress.py``'s final fit.
     DataFrames come back as DataFrames (same index and columns), arrays as arrays.
     """
-    scaler = Standardizer.fit(np.asarray(X_train, dtype=float))
+    train = np.asarray(X_train, dtype=float)
+    train_std, mean, scale = standardize_rows(train, np.arange(train.shape[0]))
 
-    def apply(X: Any) -> Any:
-        if X is None:
-            return None
-        values = scaler.transform(np.asarray(X, dtype=float))
+    def like(X: Any, values: np.ndarray) -> Any:
         if isinstance(X, pd.DataFrame):
             return pd.DataFrame(values, index=X.index, columns=X.columns)
         return values
 
-    return apply(X_train), apply(X_test)
+    test = None if X_test is None else like(
+        X_test, (np.asarray(X_test, dtype=float) - mean) / scale)
+    return like(X_train, train_std), test
 
 
 def _arrays(X: Any, Y: Any, Z: Any) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:

@@ -92,3 +92,12 @@ def test_empty_table_trait_is_biased():
     table = linked([], [], [])
     biased, _ = judge_and_remove_biased_features(table, "Asthma")
     assert biased is True
+
+
+def test_a_trait_is_binary_when_coded_zero_one():
+    # the same 3-of-50 split: a 0/1 trait is judged by the class rule (biased), a
+    # measurement taking two other values by the continuous rule (not constant)
+    assert judge_and_remove_biased_features(
+        linked([1] * 3 + [0] * 47, list(range(50)), [0, 1] * 25), "Asthma")[0] is True
+    assert judge_and_remove_biased_features(
+        linked([2.5] * 3 + [7.5] * 47, list(range(50)), [0, 1] * 25), "Asthma")[0] is False
