@@ -56,6 +56,7 @@ from tools.statistics.engine import AnalysisConfig, ProblemData, analyze  # noqa
 from tools.statistics.residualize import residualize  # noqa: E402
 from tools.statistics.standardize import Standardizer  # noqa: E402
 from utils.problems import Problem, enumerate_problems, load_task_info  # noqa: E402
+from utils.runtime import SEED  # noqa: E402
 
 N_SAMPLES, N_GENES = 167, 18_530
 TASK_INFO = REPO.parent / "shared" / "data" / "opentargets" / "genomas_task_info.json"
@@ -111,9 +112,9 @@ def naive_baseline(data: ProblemData, penalty: float) -> Tuple[float, set]:
             X_train = Standardizer.fit(data.X[train]).transform(data.X[train])
             residual, _ = residualize(data.y[train])
             for alpha in PENALTY_GRID:
-                SkLasso(alpha=alpha, random_state=42).fit(X_train, residual)
+                SkLasso(alpha=alpha, random_state=SEED).fit(X_train, residual)
         X_std = Standardizer.fit(data.X).transform(data.X)
-        final = SkLasso(alpha=penalty, random_state=42).fit(X_std, residual_of(data.y))
+        final = SkLasso(alpha=penalty, random_state=SEED).fit(X_std, residual_of(data.y))
     seconds = time.perf_counter() - start
     return seconds, {data.gene_names[j] for j in np.flatnonzero(final.coef_)}
 
@@ -231,7 +232,7 @@ def part_full_set(jobs: int, n_genes: int, workdir: Path) -> None:
         (workdir / "generated.ok").write_text("ok\n")
         print(f"generated {len(task_info)} traits' cohorts ({n_genes} genes) in "
               f"{time.perf_counter() - start:.0f} s", flush=True)
-    settings = RunSettings(str(preprocess), str(workdir / "regress"), str(TASK_INFO),
+    settings = RunSettings(preprocess, workdir / "regress", TASK_INFO,
                            force=True)
     summary = run_problems(problems, settings, jobs=jobs, progress=False)
     counts = summary.counts()

@@ -28,9 +28,8 @@ from fractions import Fraction
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Sequence, Tuple
 
 from download.tcga import read_cancer_traits
+from utils.columns import AGE, GENDER
 
-AGE = "Age"
-GENDER = "Gender"
 CONDITION_ONLY = frozenset({"Vitamin_D_Levels", "LDL_Cholesterol_Levels"})
 UNIVERSAL_CONDITIONS = frozenset({"Obesity", "Hypertension"})
 MALE_SPECIFIC = frozenset({"Prostate_Cancer", "Testicular_Cancer"})

@@ -59,6 +59,7 @@ from tools.preprocess.soft import get_gene_annotation, get_gene_mapping, suggest
 from tools.preprocess.tcga import (first_candidate, tcga_age_candidates, tcga_gender_candidates,
                                    tcga_get_relevant_filepaths, tcga_read_clinical_data,
                                    tcga_read_genetic_data, tcga_select_clinical_features)
+from utils.columns import AGE, GENDER, gene_columns
 from utils.errors import InputFileError
 from utils.io import atomic_to_csv, atomic_write_json, read_json
 from utils.logs import add_verbosity_argument, configure_logging
@@ -126,8 +127,8 @@ def geo_tables(cohort_dir: Path, trait: str) -> Tuple[Optional[pd.DataFrame], pd
     if trait_row is not None:
         rows = [convert_row(clinical, trait_row, trait,
                             trait_converter(clinical.iloc[trait_row, 1:], trait))]
-        for name, keys, convert in (("Age", ("age",), convert_age),
-                                    ("Gender", ("sex", "gender"), convert_gender)):
+        for name, keys, convert in ((AGE, ("age",), convert_age),
+                                    (GENDER, ("sex", "gender"), convert_gender)):
             row = row_by_key(clinical, keys)
             if row is not None and row != trait_row:
                 rows.append(convert_row(clinical, row, name, convert))
@@ -176,7 +177,7 @@ def preprocess_cohort(trait: str, cohort: str, cohort_dir: Path, source: str,
 def correlation_ranking(linked: pd.DataFrame, trait: str) -> Dict[str, List]:
     """Genes with nominal Pearson p < P_VALUE, by decreasing |r|."""
     y = linked[trait].to_numpy(dtype=float)
-    genes = [c for c in linked.columns if c not in (trait, "Age", "Gender")]
+    genes = gene_columns(linked.columns, trait)
     x = linked[genes].to_numpy(dtype=float)
     xc, yc = x - x.mean(axis=0), y - y.mean()
     denominator = np.sqrt((xc ** 2).sum(axis=0) * (yc ** 2).sum())

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from utils.columns import CLINICAL_COLUMNS
 from utils.errors import InputFileError
 from utils.io import PathLike, read_json
 
-DEMOGRAPHIC_CONDITIONS = ("Age", "Gender")
 NONE_LABEL = "None"
 
 UNCONDITIONAL = "unconditional"
@@ -56,7 +56,7 @@ class Problem:
         """``unconditional``, ``conditional one-step`` or ``two-step``."""
         if self.condition is None:
             return UNCONDITIONAL
-        if self.condition in DEMOGRAPHIC_CONDITIONS:
+        if self.condition in CLINICAL_COLUMNS:  # one-step: Age or Gender
             return ONE_STEP
         return TWO_STEP
 

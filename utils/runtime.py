@@ -1,5 +1,7 @@
-"""Process-level rules shared by every tool: cores, worker lifetime.
+"""Process-level rules shared by every tool: the seed, cores, worker lifetime.
 
+* :data:`SEED`: the seed of every random choice of the analysis (SPEC 5.5's
+  fold shuffle, solvers that take a ``random_state``), so runs repeat exactly.
 * :func:`available_cores`: the cores this process may run on (CPU affinity,
   not the machine's total), the one definition used for ``-j`` defaults and
   thread budgets.
@@ -14,6 +16,7 @@ import os
 import threading
 import time
 
+SEED = 42
 PARENT_POLL_SECONDS = 0.5
 
 

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from utils.columns import AGE, GENDER, gene_columns
 from utils.errors import InputFileError
 from utils.io import PathLike, open_text, read_json
 from utils.problems import Problem
 
 logger = logging.getLogger(__name__)
 
-CLINICAL_COLUMNS = ("Age", "Gender")
 COHORT_INFO_NAME = "cohort_info.json"
 
 GeneColumns = Callable[[str, str], Sequence[str]]
@@ -106,8 +106,8 @@ def rank_one_step(cohorts: Mapping[str, CohortSummary],
                   condition: Optional[str]) -> List[str]:
     """Cohort ids eligible for a one-step problem, best first."""
     eligible = [c for c in cohorts.values()
-                if (condition != "Age" or c.has_age)
-                and (condition != "Gender" or c.has_gender)]
+                if (condition != AGE or c.has_age)
+                and (condition != GENDER or c.has_gender)]
     eligible.sort(key=lambda c: (-c.sample_size, c.cohort))
     return [c.cohort for c in eligible]
 
@@ -229,9 +229,8 @@ class LinkedTableIndex:
         return self._headers[path]
 
     def gene_columns(self, trait: str, cohort: str) -> List[str]:
-        """Header minus the trait, Age and Gender columns."""
-        skip = {trait, *CLINICAL_COLUMNS}
-        return [c for c in self.header(trait, cohort) if c not in skip]
+        """Header minus the trait, Age and Gender columns (:func:`utils.columns.gene_columns`)."""
+        return gene_columns(self.header(trait, cohort), trait)
 
 
 def read_csv_header(path: PathLike) -> List[str]:

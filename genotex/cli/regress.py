@@ -1,7 +1,8 @@
 """Statistical analysis of every gene-trait association problem (SPEC 5).
 
 Reads the preprocess tree (``cohort_info.json`` and linked tables), selects
-the cohort(s) of each problem, runs the Lasso or LMM analysis and writes
+the cohort(s) of each problem, runs the Lasso or LMM analysis (or the model
+named by ``--model``) and writes
 ``<regress>/<Trait>/significant_genes_condition_<C>.json``.
 
 Examples
@@ -10,6 +11,7 @@ Examples
     python regress.py --traits Breast_Cancer "Crohn's Disease"
     python regress.py --problems "Breast_Cancer|Age" "Asthma|Obesity" -j 2
     python regress.py --scheduler tcp://10.0.0.5:8786 --force
+    python regress.py --model lasso            # the Lasso path for every problem
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from genotex.regress.runner import RunSettings, SchedulerError, check_inputs, run_problems
+from tools.statistics.inputs import AUTO, AnalysisConfig
+from tools.statistics.models import model_names
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, paths_from_args
@@ -54,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run on a Dask distributed cluster at this scheduler address "
                              "(e.g. tcp://host:8786); workers must see the same preprocess "
                              "tree path; results are written by this process")
+    parser.add_argument("--model", choices=[AUTO, *model_names()], default=AUTO,
+                        help="statistical model of every problem (default: auto = SPEC 5.3's "
+                             "rule: lmm when a batch effect is detected, else lasso); the "
+                             "choices are the registered models of tools.statistics.models, "
+                             "and a model other than auto enters the results' fingerprints")
     parser.add_argument("--force", action="store_true",
                         help="re-run problems whose results are up to date")
     parser.add_argument("--remove-stale", action="store_true",
@@ -118,8 +127,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (InputFileError, UsageError) as exc:
         print(f"regress.py: error: {exc}", file=sys.stderr)
         return 2
-    settings = RunSettings(str(preprocess), str(regress), str(paths.task_info), args.force,
-                           remove_stale=args.remove_stale, log_level=level)
+    settings = RunSettings(preprocess, regress, paths.task_info, args.force,
+                           remove_stale=args.remove_stale, log_level=level,
+                           config=AnalysisConfig(model=args.model))
     try:
         summary = run_problems(problems, settings, jobs=max(1, args.jobs),
                                scheduler=args.scheduler, progress=not args.no_progress)

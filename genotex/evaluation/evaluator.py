@@ -36,7 +36,9 @@ from utils.metrics import (GENE_METRICS, VIRTUAL_UNIVERSE_SIZE, classification_m
                            failed_gene_metrics, failed_table_metrics, gene_list_metrics, nan_mean,
                            table_similarity)
 from utils.problems import CATEGORIES, Problem, enumerate_problems
-from utils.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_cohorts
+from utils.columns import gene_columns
+from utils.runtime import available_cores
+from utils.selection import LinkedTableIndex, Selection, select_cohorts
 
 logger = logging.getLogger(__name__)
 
@@ -131,14 +133,7 @@ class _ReaderIndex(LinkedTableIndex):
         """Header minus the trait, Age and Gender columns (cached)."""
         key = ("genes", trait, cohort)
         if key not in self._cache:
-            header = self.header(trait, cohort)
-            skip = {trait, *CLINICAL_COLUMNS}
-            lead = 0
-            while lead < len(header) and header[lead] in skip:
-                lead += 1
-            rest = header[lead:]
-            self._cache[key] = rest if skip.isdisjoint(rest) else [
-                name for name in rest if name not in skip]
+            self._cache[key] = gene_columns(self.header(trait, cohort), trait)
         return self._cache[key]
 
     def gene_set(self, trait: str, cohort: str) -> frozenset:
@@ -614,11 +609,8 @@ def _compare_job(job: tuple) -> List[Dict[str, Any]]:
 
 
 def default_jobs() -> int:
-    """Worker processes to use by default: the available cores."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    """Worker processes to use by default: the available cores (:func:`utils.runtime.available_cores`)."""
+    return available_cores()
 
 
 __all__ = ["TASKS", "SUBTASKS", "EvaluationSettings", "Evaluator", "compare_table",

@@ -31,7 +31,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from threadpoolctl import threadpool_limits
 
@@ -41,7 +41,7 @@ from utils.errors import InputFileError
 from utils.io import atomic_write_json, read_json
 from utils.logs import LOG_FORMAT
 from utils.logs import progress as progress_bar
-from utils.problems import Problem, load_task_info, parse_problem, result_path
+from utils.problems import Problem, load_task_info, result_path
 from utils.runtime import available_cores, exit_when_parent_dies
 from utils.selection import COHORT_INFO_NAME, LinkedTableIndex
 
@@ -49,6 +49,9 @@ logger = logging.getLogger(__name__)
 
 STATUSES = ("done", "up-to-date", "skipped", "failed")
 DASK_CONNECT_TIMEOUT = "10s"
+
+Group = List[Problem]
+Fingerprints = Dict[Problem, Optional[str]]
 
 
 class SchedulerError(RuntimeError):
@@ -86,7 +89,8 @@ class RunSettings:
 
     Attributes
     ----------
-    preprocess_root, regress_root, task_info_path : str
+    preprocess_root, regress_root, task_info_path : pathlib.Path
+        Path-likes given to the constructor are kept as :class:`~pathlib.Path`.
     force : bool
         Re-run problems whose results are up to date.
     remove_stale : bool
@@ -100,14 +104,18 @@ class RunSettings:
         are never reused by a later run.
     """
 
-    preprocess_root: str
-    regress_root: str
-    task_info_path: str
+    preprocess_root: Path
+    regress_root: Path
+    task_info_path: Path
     force: bool = False
     remove_stale: bool = False
     log_level: int = logging.WARNING
     config: AnalysisConfig = AnalysisConfig()
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def __post_init__(self) -> None:
+        for name in ("preprocess_root", "regress_root", "task_info_path"):
+            object.__setattr__(self, name, Path(getattr(self, name)))
 
 
 @dataclass
@@ -116,8 +124,8 @@ class RunSummary:
 
     outcomes: List[ProblemOutcome]
     seconds: float = 0.0
-    stale: List[Tuple[str, Path]] = field(default_factory=list)
-    removed: List[Tuple[str, Path]] = field(default_factory=list)
+    stale: List[Tuple[Problem, Path]] = field(default_factory=list)
+    removed: List[Tuple[Problem, Path]] = field(default_factory=list)
 
     def counts(self) -> Dict[str, int]:
         """Number of problems per status."""
@@ -153,7 +161,7 @@ def _process_cohort_cache() -> CohortCache:
 
 
 @functools.lru_cache(maxsize=1)
-def _run_state(run_id: str, preprocess_root: str, task_info_path: str
+def _run_state(run_id: str, preprocess_root: Path, task_info_path: Path
                ) -> Tuple[Dict[str, Any], LinkedTableIndex, Dict[str, Any]]:
     """Task info, header index and cohort_info cache of one run in this process."""
     return load_task_info(task_info_path), LinkedTableIndex(preprocess_root), {}
@@ -171,14 +179,13 @@ def threads_per_problem(jobs: int, cores: Optional[int] = None) -> int:
     return max(1, cores // max(1, jobs))
 
 
-def analyse_group(problem_texts: Sequence[str], settings: RunSettings,
-                  previous: Dict[str, Optional[str]], workers: int = 1) -> List[ProblemOutcome]:
+def analyse_group(problems: Sequence[Problem], settings: RunSettings,
+                  previous: Fingerprints, workers: int = 1) -> List[ProblemOutcome]:
     """Analyse a group of problems in this process; never raises per problem.
 
     Parameters
     ----------
-    problem_texts : sequence of str
-        ``Trait|Condition`` of each problem.
+    problems : sequence of Problem
     settings : RunSettings
     previous : dict
         Fingerprint of each problem's existing result (None when absent).
@@ -190,18 +197,18 @@ def analyse_group(problem_texts: Sequence[str], settings: RunSettings,
         task_info, index, info_cache = _run_state(settings.run_id, settings.preprocess_root,
                                                   settings.task_info_path)
     except InputFileError as exc:
-        return [ProblemOutcome(text, "failed", str(exc)) for text in problem_texts]
+        return [ProblemOutcome(problem, "failed", str(exc)) for problem in problems]
     cache = _process_cohort_cache()
     with threadpool_limits(1):
-        for text in problem_texts:
+        for problem in problems:
             start = time.perf_counter()
             try:
-                outcome = run_problem(parse_problem(text), Path(settings.preprocess_root),
-                                      task_info, cache, index, info_cache, settings.config,
-                                      None if settings.force else previous.get(text), workers)
+                outcome = run_problem(problem, settings.preprocess_root, task_info, cache, index,
+                                      info_cache, settings.config,
+                                      None if settings.force else previous.get(problem), workers)
             except Exception as exc:  # noqa: BLE001 - isolate every failure
-                logger.debug("problem %s failed", text, exc_info=True)
-                outcome = ProblemOutcome(text, "failed", f"{type(exc).__name__}: {exc}")
+                logger.debug("problem %s failed", problem, exc_info=True)
+                outcome = ProblemOutcome(problem, "failed", f"{type(exc).__name__}: {exc}")
             outcome.seconds = time.perf_counter() - start
             outcomes.append(outcome)
     return outcomes
@@ -245,7 +252,7 @@ def _settle(outcome: ProblemOutcome, settings: RunSettings, summary: "RunSummary
     Only files written by this engine (:func:`stored_fingerprint`) count as
     stale results; nothing else is ever removed.
     """
-    path = result_path(settings.regress_root, parse_problem(outcome.problem))
+    path = result_path(settings.regress_root, outcome.problem)
     if outcome.status == "done":
         atomic_write_json(path, outcome.document)
         outcome.document = None
@@ -268,8 +275,8 @@ def _settle(outcome: ProblemOutcome, settings: RunSettings, summary: "RunSummary
         summary.stale.append((outcome.problem, path))
 
 
-def _submit_local(groups: List[List[str]], settings: RunSettings,
-                  previous: Dict[str, Optional[str]], jobs: int):
+def _submit_local(groups: List[Group], settings: RunSettings, previous: Fingerprints,
+                  jobs: int) -> Iterator[Tuple[Group, List[ProblemOutcome]]]:
     workers = threads_per_problem(jobs)
     if jobs <= 1:
         for group in groups:
@@ -286,8 +293,8 @@ def _submit_local(groups: List[List[str]], settings: RunSettings,
             yield futures[future], _group_result(future.result, futures[future])
 
 
-def _submit_dask(groups: List[List[str]], settings: RunSettings,
-                 previous: Dict[str, Optional[str]], scheduler: str):
+def _submit_dask(groups: List[Group], settings: RunSettings, previous: Fingerprints,
+                 scheduler: str) -> Iterator[Tuple[Group, List[ProblemOutcome]]]:
     from distributed import Client, as_completed
 
     try:
@@ -303,12 +310,18 @@ def _submit_dask(groups: List[List[str]], settings: RunSettings,
             yield group, _group_result(future.result, group)
 
 
-def _group_result(get, group: List[str]) -> List[ProblemOutcome]:
+def _group_result(get: Callable[[], List[ProblemOutcome]], group: Group
+                  ) -> List[ProblemOutcome]:
     try:
         return get()
     except Exception as exc:  # noqa: BLE001 - a crashed worker fails its group only
-        return [ProblemOutcome(text, "failed", f"worker error: {type(exc).__name__}: {exc}")
-                for text in group]
+        return [ProblemOutcome(problem, "failed", f"worker error: {type(exc).__name__}: {exc}")
+                for problem in group]
+
+
+def _listing_order(item: Tuple[Problem, Path]) -> Tuple[str, Path]:
+    """Stale results are listed by ``Trait|Condition`` text, then path."""
+    return str(item[0]), item[1]
 
 
 def run_problems(problems: Sequence[Problem], settings: RunSettings, jobs: int = 1,
@@ -331,22 +344,21 @@ def run_problems(problems: Sequence[Problem], settings: RunSettings, jobs: int =
     RunSummary
     """
     start = time.perf_counter()
-    texts = [str(p) for p in problems]
-    groups = [[str(p) for p in group] for group in group_by_trait(problems)]
-    previous = {text: stored_fingerprint(result_path(settings.regress_root, problem))
-                for text, problem in zip(texts, problems)}
+    groups = group_by_trait(problems)
+    previous = {problem: stored_fingerprint(result_path(settings.regress_root, problem))
+                for problem in problems}
     stream = (_submit_dask(groups, settings, previous, scheduler) if scheduler
               else _submit_local(groups, settings, previous, jobs))
-    by_problem: Dict[str, ProblemOutcome] = {}
+    by_problem: Dict[Problem, ProblemOutcome] = {}
     summary = RunSummary([])
-    with progress_bar(total=len(texts), unit="problem", enabled=progress) as bar:
+    with progress_bar(total=len(problems), unit="problem", enabled=progress) as bar:
         for _, outcomes in stream:
             for outcome in outcomes:
                 _settle(outcome, settings, summary)
                 by_problem[outcome.problem] = outcome
             bar.update(len(outcomes))
-    summary.outcomes = [by_problem[text] for text in texts]
-    summary.stale.sort()
-    summary.removed.sort()
+    summary.outcomes = [by_problem[problem] for problem in problems]
+    summary.stale.sort(key=_listing_order)
+    summary.removed.sort(key=_listing_order)
     summary.seconds = time.perf_counter() - start
     return summary

@@ -14,6 +14,7 @@ from genotex.synthetic.ids import GSM_PER_SERIES, gsm_ids
 from genotex.synthetic.model import Biology, build_biology
 from genotex.synthetic.platform import ProbeDesign, design_platform
 from genotex.synthetic.spec import Plan, PlanError, plan_to_mapping
+from utils.columns import CLINICAL_COLUMNS
 from utils.io import PathLike, atomic_write_json, dumps_json
 from utils.logs import progress as progress_bar
 
@@ -169,6 +170,6 @@ def demo_task_info(plan: Plan, task_info: Mapping[str, Any], catalog: GeneCatalo
         if restrict_genes:
             genes = [g for g in genes if g in universe]
         conditions = [c for c in entry.get("conditions", [])
-                      if c in ("Age", "Gender") or c in plan.traits]
+                      if c in CLINICAL_COLUMNS or c in plan.traits]
         out[trait] = {"related_genes": genes, "conditions": conditions}
     return out

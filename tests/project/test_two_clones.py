@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import sys
 import venv
 from pathlib import Path
 from typing import Dict

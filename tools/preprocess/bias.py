@@ -1,14 +1,17 @@
 """Biased features of a linked table (SPEC 4.7).
 
-* A binary feature (exactly two distinct values) is biased when fewer than two
+* A binary feature is biased when fewer than two
   classes are present, or when the minority class is *both* rarer than
   ``min_proportion`` (10 %) of the non-missing values *and* smaller than
   ``min_num`` (5) samples. Both comparisons are strict: a minority of exactly
   10 % or exactly 5 samples is not biased.
 * A continuous feature is biased when it is constant (fewer than two distinct
   non-missing values).
-* The trait is judged as binary when it has exactly two distinct values, else
-  as continuous. Age is always judged as continuous, Gender always as binary.
+* The trait is judged as binary when it has exactly two distinct non-missing
+  values (SPEC 4.7, :func:`utils.columns.is_two_valued`), else as continuous.
+  Age is always judged as continuous, Gender always as binary. (Whether a
+  trait is *analysed* as binary is another question, answered by its 0/1
+  coding: :func:`utils.columns.is_binary`.)
   A biased trait makes the cohort unusable; a biased Age or Gender column is
   dropped and the cohort stays usable.
 
@@ -27,7 +30,7 @@ from typing import Any, List, Tuple
 
 import pandas as pd
 
-from tools.preprocess.clinical import AGE, GENDER
+from utils.columns import AGE, GENDER, is_two_valued
 
 logger = logging.getLogger(__name__)
 
@@ -144,11 +147,6 @@ def judge_continuous_variable_biased(dataframe: pd.DataFrame, col_name: str, *,
     return biased
 
 
-def is_binary(series: pd.Series) -> bool:
-    """True when the series has exactly two distinct non-missing values."""
-    return series.nunique(dropna=True) == 2
-
-
 def judge_and_remove_biased_features(df: pd.DataFrame, trait: str, *, verbose: bool = True
                                      ) -> Tuple[bool, pd.DataFrame]:
     """Judge the trait's bias and drop biased Age / Gender columns.
@@ -175,7 +173,7 @@ def judge_and_remove_biased_features(df: pd.DataFrame, trait: str, *, verbose: b
     if trait not in df.columns:
         raise KeyError(f"trait column {trait!r} not in the linked table")
     n_distinct = int(df[trait].nunique(dropna=True))
-    kind = "binary" if n_distinct == 2 else "continuous"
+    kind = "binary" if is_two_valued(df[trait]) else "continuous"
     _report([f"Trait '{trait}' has {n_distinct} distinct value"
              f"{'' if n_distinct == 1 else 's'}: judged as {kind}"], verbose)
     if kind == "binary":

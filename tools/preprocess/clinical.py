@@ -35,11 +35,11 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence
 
 import pandas as pd
 
+from utils.columns import AGE, GENDER  # noqa: F401 (re-exported)
+
 logger = logging.getLogger(__name__)
 
 ROW_TAG_COLUMN = "!Sample_geo_accession"
-AGE = "Age"
-GENDER = "Gender"
 
 Converter = Callable[[Any], Optional[float]]
 

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 import pandas as pd
 
-from tools.preprocess.clinical import AGE, GENDER
+from utils.columns import AGE, GENDER, gene_columns
 from utils.io import PathLike, atomic_write_json, locked
 from utils.selection import load_cohort_info
 
@@ -50,12 +50,6 @@ def _trait_column(df: pd.DataFrame, info_path: PathLike) -> Optional[str]:
     if folder_name in df.columns:
         return folder_name
     return df.columns[0] if len(df.columns) else None
-
-
-def linked_gene_columns(df: pd.DataFrame, trait: Optional[str]) -> List[str]:
-    """Gene columns of a linked table: everything but trait, Age and Gender."""
-    skip = {trait, AGE, GENDER}
-    return [c for c in df.columns if c not in skip]
 
 
 def early_stop_record(is_gene_available: bool, is_trait_available: bool,
@@ -78,7 +72,7 @@ def final_record(is_gene_available: bool, is_trait_available: bool, is_biased: b
         record["sample_size"] = 0
         return record
     gene_ok = bool(is_gene_available)
-    if not linked_gene_columns(df, trait):
+    if not gene_columns(df.columns, trait):
         gene_ok = False
         notes.append("final linked table has no gene columns")
     is_available = gene_ok and bool(is_trait_available)

@@ -23,17 +23,15 @@ from __future__ import annotations
 
 import logging
 from fractions import Fraction
-from typing import List
 
 import numpy as np
 import pandas as pd
 
-from tools.preprocess.clinical import AGE, GENDER
+from utils.columns import AGE, GENDER, non_gene_columns
 
 logger = logging.getLogger(__name__)
 
 MAX_MISSING_FRACTION = 0.2
-CLINICAL_COVARIATES = (AGE, GENDER)
 
 
 def _clinical_as_samples_by_features(clinical_df: pd.DataFrame,
@@ -99,12 +97,6 @@ def geo_link_clinical_genetic_data(clinical_df: pd.DataFrame,
     return linked
 
 
-def gene_columns(df: pd.DataFrame, trait_col: str) -> List[str]:
-    """Columns of a linked table that are genes (not trait, Age or Gender)."""
-    skip = {trait_col, *CLINICAL_COVARIATES}
-    return [c for c in df.columns if c not in skip]
-
-
 def _exceeds(missing: np.ndarray, total: int, fraction: float) -> np.ndarray:
     """``missing / total > fraction`` computed exactly (no float rounding)."""
     limit = Fraction(fraction).limit_denominator(10 ** 6)
@@ -151,7 +143,7 @@ def handle_missing_values(df: pd.DataFrame, trait_col: str,
     """
     if trait_col not in df.columns:
         raise KeyError(f"trait column {trait_col!r} not in the linked table")
-    is_gene = ~df.columns.isin([trait_col, *CLINICAL_COVARIATES])
+    is_gene = ~df.columns.isin(non_gene_columns(trait_col))
     genes = list(df.columns[is_gene])
     has_trait = df[trait_col].notna().to_numpy()
     clinical = df.loc[has_trait, list(df.columns[~is_gene])]

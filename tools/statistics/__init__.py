@@ -5,6 +5,9 @@ Appendix A), which call the same engine as ``regress.py``
 (:mod:`tools.statistics.compat`). The engine's modules, one concern each:
 
 * :mod:`~tools.statistics.engine`: one problem end to end, the result document;
+* :mod:`~tools.statistics.models`: the registry of statistical models (``lasso``,
+  ``lmm``, ...), which the engine and the compatibility names both run;
+  :mod:`~tools.statistics.inputs`: what a model receives;
 * :mod:`~tools.statistics.batch`, :mod:`~tools.statistics.standardize`,
   :mod:`~tools.statistics.residualize`: data preparation and the path decision;
 * :mod:`~tools.statistics.lasso`, :mod:`~tools.statistics.kkt_screen`: certified

@@ -3,10 +3,16 @@
 Existing notebooks and agent prompts call these names with
 ``from tools.statistics import *``; every name keeps its positional order and
 keyword names, with the behaviour of the SPEC (converged Lasso, LMM with
-p-values, folds covering every sample, ...). The engine behind them lives in
-:mod:`tools.statistics.lasso`, :mod:`tools.statistics.lmm`, :mod:`tools.statistics.crossval`,
-:mod:`tools.statistics.two_step`, :mod:`utils.selection` and :mod:`tools.statistics.engine`;
-``regress.py`` uses the engine directly.
+p-values, folds covering every sample, ...).
+
+The names hold no analysis of their own: a model constructor (``Lasso``,
+``LMM``, or any scikit-learn-style class) is resolved to its registered model
+(:func:`tools.statistics.models.model_for_constructor`), whose fits,
+cross-validation and gene ranking are the ones ``regress.py`` runs; a
+constructor that is not registered gets the generic
+:class:`~tools.statistics.models.base.EstimatorModel` (penalty keyword
+``alpha``). Selection is :mod:`utils.selection`, shared with ``regress.py``
+and ``eval.py``.
 """
 
 from __future__ import annotations
@@ -20,18 +26,18 @@ import pandas as pd
 
 from tools.statistics.batch import detect_batch_effect
 from tools.statistics.cohort_cache import parse_linked_table
-from tools.statistics.crossval import (FALLBACK_PENALTY, choose_penalty, cross_validate_lasso_grid,
-                                       is_binary, make_folds, mean_metrics, prediction_metrics,
-                                       selection_metrics, train_indices)
+from tools.statistics.crossval import FALLBACK_PENALTY, make_folds
 from tools.statistics.lasso import Lasso
-from tools.statistics.lmm import LMM
-from tools.statistics.ranking import rank_by_coefficient, rank_significant
-from tools.statistics.residualize import CovariateFit, residualize
-from tools.statistics.standardize import Standardizer
+from tools.statistics.lmm import FDR_THRESHOLD, LMM
+from tools.statistics.models import FittedModel, StatisticalModel, model_for_constructor
+from tools.statistics.residualize import CovariateFit, as_matrix
+from tools.statistics.standardize import standardize_rows
+from utils.columns import is_binary
 from utils.io import PathLike, atomic_write_json
 from utils.paths import default_task_info_path
 from utils.precision import round_floats
-from utils.problems import Problem, load_task_info, normalize_trait, related_genes, result_path
+from utils.problems import (NONE_LABEL, Problem, load_task_info, normalize_trait, related_genes,
+                            result_path)
 from utils.selection import (LinkedTableIndex, load_cohort_info, rank_one_step, select_in_tree,
                              shared_regressors, usable_cohorts)
 
@@ -41,8 +47,6 @@ __all__ = ["read_json_to_dataframe", "filter_and_rank_cohorts", "select_and_load
            "normalize_data", "detect_batch_effect", "ResidualizationRegressor", "Lasso", "LMM",
            "cross_validation", "tune_hyperparameters", "get_known_related_genes",
            "get_gene_regressors", "interpret_result", "save_result"]
-
-PENALTY_NAMES = {Lasso: "alpha", LMM: "lamda"}
 
 
 # --------------------------------------------------------------------------- cohorts
@@ -103,9 +107,10 @@ def select_and_load_cohort(data_root: PathLike, trait: str, condition: Optional[
         everything is None when no cohort (pair) can be selected.
     """
     task_info = _task_info(gene_info_path)
-    two_step = is_two_step and condition not in (None, "None", "Age", "Gender")
-    problem = Problem(normalize_trait(trait), condition if two_step or condition in
-                      ("Age", "Gender") else None)
+    problem = Problem(normalize_trait(trait), None if condition == NONE_LABEL else condition)
+    if problem.is_two_step and not is_two_step:
+        problem = Problem(problem.trait)
+    two_step = problem.is_two_step
     index = LinkedTableIndex(data_root)
     selection = select_in_tree(problem, data_root, task_info, index)
     if not selection.ok:
@@ -138,19 +143,27 @@ def get_gene_regressors(trait: str, condition: str, trait_df: pd.DataFrame,
 def normalize_data(X_train: Any, X_test: Any = None) -> Tuple[Any, Any]:
     """Z-score with the training statistics (zero-variance columns unscaled).
 
+    The engine's standardization (:func:`tools.statistics.standardize.standardize_rows`),
+    so a model fitted on the result matches ``regress.py``'s final fit.
     DataFrames come back as DataFrames (same index and columns), arrays as arrays.
     """
-    scaler = Standardizer.fit(np.asarray(X_train, dtype=float))
+    train = np.asarray(X_train, dtype=float)
+    train_std, mean, scale = standardize_rows(train, np.arange(train.shape[0]))
 
-    def apply(X: Any) -> Any:
-        if X is None:
-            return None
-        values = scaler.transform(np.asarray(X, dtype=float))
+    def like(X: Any, values: np.ndarray) -> Any:
         if isinstance(X, pd.DataFrame):
             return pd.DataFrame(values, index=X.index, columns=X.columns)
         return values
 
-    return apply(X_train), apply(X_test)
+    test = None if X_test is None else like(
+        X_test, (np.asarray(X_test, dtype=float) - mean) / scale)
+    return like(X_train, train_std), test
+
+
+def _arrays(X: Any, Y: Any, Z: Any) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+    """Genes, response and covariates of a compat call as arrays."""
+    y = np.asarray(Y, dtype=float).ravel()
+    return (np.asarray(X, dtype=float), y, None if Z is None else as_matrix(Z, y.size))
 
 
 class ResidualizationRegressor:
@@ -160,6 +173,8 @@ class ResidualizationRegressor:
     the gene model on the residual; the LMM instead takes ``Z`` as fixed
     effects of its tests. ``Z``'s coefficients are available from
     :meth:`get_covariate_coefficients`, never among the gene coefficients.
+    The fit is the registered model's (:meth:`StatisticalModel.fit_estimator`),
+    the same as ``regress.py``'s.
 
     Parameters
     ----------
@@ -173,40 +188,33 @@ class ResidualizationRegressor:
                  params: Optional[Dict[str, Any]] = None) -> None:
         self.model_constructor = model_constructor
         self.params = dict(params or {})
+        self.model: StatisticalModel = model_for_constructor(model_constructor, self.params)
         self.regression_model = model_constructor(**self.params)
-        self.covariates: Optional[CovariateFit] = None
+        self.fitted_: Optional[FittedModel] = None
 
     @property
-    def _takes_covariates(self) -> bool:
-        return bool(getattr(self.regression_model, "accepts_covariates", False))
+    def covariates(self) -> Optional[CovariateFit]:
+        """The fit of ``[1, Z]`` (None before :meth:`fit`)."""
+        return None if self.fitted_ is None else self.fitted_.covariates
+
+    def _fitted(self) -> FittedModel:
+        if self.fitted_ is None:
+            raise RuntimeError("ResidualizationRegressor used before fit")
+        return self.fitted_
 
     def fit(self, X: Any, Y: Any, Z: Any = None) -> "ResidualizationRegressor":
         """Fit the covariates, then the gene model on the residual."""
-        X = np.asarray(X, dtype=float)
-        Y = np.asarray(Y, dtype=float).ravel()
-        Z = None if Z is None else np.asarray(Z, dtype=float).reshape(len(Y), -1)
-        if self._takes_covariates:
-            self.regression_model.fit(X, Y, Z)
-            coef = np.asarray(self.regression_model.covariate_coef_)
-            self.covariates = CovariateFit(float(coef[0]), coef[1:])
-        else:
-            residual, self.covariates = residualize(Y, Z)
-            self.regression_model.fit(X, residual)
+        self.fitted_ = self.model.fit_estimator(self.regression_model, *_arrays(X, Y, Z))
         return self
 
     def predict(self, X: Any, Z: Any = None) -> np.ndarray:
         """Covariate part plus gene part."""
         X = np.asarray(X, dtype=float)
-        Z = None if Z is None else np.asarray(Z, dtype=float).reshape(X.shape[0], -1)
-        if self._takes_covariates:
-            return self.regression_model.predict(X, Z)
-        if self.covariates is None:
-            raise RuntimeError("ResidualizationRegressor.predict called before fit")
-        return self.covariates.predict(Z, X.shape[0]) + np.ravel(self.regression_model.predict(X))
+        return self._fitted().predict(X, None if Z is None else as_matrix(Z, X.shape[0]))
 
     def get_coefficients(self) -> np.ndarray:
         """Gene coefficients (one per column of ``X``)."""
-        return np.ravel(np.asarray(self.regression_model.coef_, dtype=float))
+        return self._fitted().coef
 
     def get_covariate_coefficients(self) -> Dict[str, Any]:
         """``{"intercept": ..., "coefficients": [...]}`` of ``[1, Z]``."""
@@ -217,46 +225,31 @@ class ResidualizationRegressor:
 
     def get_p_values(self) -> Optional[np.ndarray]:
         """Per-gene p-values (LMM), or None for models without tests."""
-        values = getattr(self.regression_model, "p_values_", None)
-        return None if values is None else np.asarray(values)
+        return self._fitted().p_value
 
     def get_corrected_p_values(self) -> Optional[np.ndarray]:
         """Benjamini-Hochberg corrected p-values (LMM), or None."""
-        values = getattr(self.regression_model, "corrected_p_values_", None)
-        return None if values is None else np.asarray(values)
+        return self._fitted().corrected_p_value
 
 
 def interpret_result(model: Any, var_names: Sequence[str], trait: str,
-                     condition: Optional[str] = None, threshold: float = 0.05,
+                     condition: Optional[str] = None, threshold: float = FDR_THRESHOLD,
                      print_output: bool = False) -> Dict[str, list]:
-    """Significant genes of a fitted model, ranked (SPEC 2).
+    """Significant genes of a fitted model, ranked (SPEC 2), as ``regress.py`` ranks them.
 
-    Models with p-values (LMM): genes with corrected p below ``threshold``,
-    ranked by corrected p, with ``p_value`` and ``corrected_p_value`` lists.
-    Otherwise: the non-zero coefficients ranked by absolute value.
+    ``model``: a fitted :class:`ResidualizationRegressor`, or a fitted
+    estimator (``Lasso``, ``LMM``, a scikit-learn regressor). Models with
+    p-values (LMM): genes with corrected p below ``threshold``, ranked by
+    corrected p, with ``p_value`` and ``corrected_p_value`` lists. Otherwise:
+    the non-zero coefficients ranked by absolute value.
     """
-    if not isinstance(model, ResidualizationRegressor):
-        wrapped = ResidualizationRegressor.__new__(ResidualizationRegressor)
-        wrapped.regression_model, wrapped.covariates = model, None
-        model = wrapped
-    names = [str(v) for v in var_names]
-    coef = model.get_coefficients()
-    p_values = model.get_p_values()
-    if p_values is not None:
-        corrected = model.get_corrected_p_values()
-        order = rank_significant(coef, corrected, threshold)
-        result = {"Variable": [names[i] for i in order],
-                  "Coefficient": [float(coef[i]) for i in order],
-                  "Absolute Coefficient": [float(abs(coef[i])) for i in order],
-                  "p_value": [float(p_values[i]) for i in order],
-                  "corrected_p_value": [float(corrected[i]) for i in order]}
+    if isinstance(model, ResidualizationRegressor):
+        fitted = model._fitted()
     else:
-        order = rank_by_coefficient(names, coef)
-        result = {"Variable": [names[i] for i in order],
-                  "Coefficient": [float(coef[i]) for i in order],
-                  "Absolute Coefficient": [float(abs(coef[i])) for i in order]}
+        fitted = model_for_constructor(type(model)).wrap(model, None)
+    result = fitted.ranked_genes([str(v) for v in var_names], threshold)
     if print_output:
-        given = "" if condition in (None, "None") else f" given {condition}"
+        given = "" if condition in (None, NONE_LABEL) else f" given {condition}"
         print(f"{len(result['Variable'])} genes significantly associated with "
               f"{trait}{given}:")
         print(pd.DataFrame(result).head(20).to_string(index=False))
@@ -272,34 +265,32 @@ def _reference(gene_info_path: Optional[PathLike], trait: str, var_names: Sequen
     return [g for g in dict.fromkeys(genes) if g in present]
 
 
+def _grid_cv(model: StatisticalModel, penalties: Sequence[Any], X: Any, Y: Any,
+             var_names: Sequence[str], trait: str, gene_info_path: Optional[PathLike],
+             Z: Any, k: int):
+    X, y, Z = _arrays(X, Y, Z)
+    return model.cross_validate(X, y, Z, [str(v) for v in var_names],
+                                _reference(gene_info_path, trait, var_names), penalties,
+                                make_folds(y, is_binary(y), k))
+
+
 def cross_validation(model_constructor: Callable[..., Any], model_params: Dict[str, Any],
                      X: Any, Y: Any, var_names: Sequence[str], trait: str,
                      gene_info_path: Optional[PathLike], condition: Optional[str] = None,
                      Z: Any = None, k: int = 5) -> Dict[str, Dict[str, float]]:
     """k-fold CV of one model (SPEC 5.5): mean prediction and selection metrics.
 
+    The registered model's cross-validation (the one ``regress.py`` runs)
+    at the penalty of ``model_params`` (the constructor's default when absent).
+
     Returns
     -------
     dict
         ``{"prediction": {...}, "selection": {...}}``.
     """
-    X = np.asarray(X, dtype=float)
-    Y = np.asarray(Y, dtype=float).ravel()
-    Z = None if Z is None else np.asarray(Z, dtype=float).reshape(len(Y), -1)
-    reference = _reference(gene_info_path, trait, var_names)
-    binary = is_binary(Y)
-    variance = float(np.var(Y))
-    prediction, selection = [], []
-    for test in make_folds(Y, binary, k):
-        train = train_indices(len(Y), test)
-        X_train, X_test = normalize_data(X[train], X[test])
-        model = ResidualizationRegressor(model_constructor, model_params)
-        model.fit(X_train, Y[train], None if Z is None else Z[train])
-        predicted = model.predict(X_test, None if Z is None else Z[test])
-        chosen = interpret_result(model, var_names, trait, condition)["Variable"]
-        prediction.append(prediction_metrics(Y[test], predicted, binary, variance))
-        selection.append(selection_metrics(chosen, reference))
-    return {"prediction": mean_metrics(prediction), "selection": mean_metrics(selection)}
+    model = model_for_constructor(model_constructor, model_params)
+    penalty = model.penalty_of(model_params)
+    return _grid_cv(model, (penalty,), X, Y, var_names, trait, gene_info_path, Z, k).metrics(0)
 
 
 def tune_hyperparameters(model_constructor: Callable[..., Any], param_values: Sequence[float],
@@ -309,8 +300,9 @@ def tune_hyperparameters(model_constructor: Callable[..., Any], param_values: Se
                          k: int = 5) -> Tuple[Dict[str, Any], Dict[str, Dict[str, float]]]:
     """Choose the penalty by CV (SPEC 5.5) and return it with its CV metrics.
 
-    The penalty is ``alpha`` for ``Lasso`` and ``lamda`` for ``LMM``. For the
-    project's ``Lasso`` the whole grid is solved per fold in one certified
+    The penalty is the registered model's ``penalty_name`` (``alpha`` for
+    ``Lasso``, ``lamda`` for ``LMM``, ``alpha`` for other constructors). For
+    the project's ``Lasso`` the whole grid is solved per fold in one certified
     path. The ``LMM`` has no penalty that changes its tests, so it is
     cross-validated once and the first value is returned.
 
@@ -322,29 +314,14 @@ def tune_hyperparameters(model_constructor: Callable[..., Any], param_values: Se
         ``{"prediction": {...}, "selection": {...}}`` of the chosen penalty.
     """
     fixed = dict(fixed_params or {})
-    name = PENALTY_NAMES.get(model_constructor, "alpha")
-    values = [float(v) for v in param_values]
-    if model_constructor is LMM:
-        config = {**fixed, name: values[0] if values else None}
-        return config, cross_validation(LMM, config, X, Y, var_names, trait, gene_info_path,
-                                        condition, Z, k)
-    if model_constructor is Lasso and not fixed:
-        Y_arr = np.asarray(Y, dtype=float).ravel()
-        grid = cross_validate_lasso_grid(
-            np.asarray(X, dtype=float), Y_arr,
-            None if Z is None else np.asarray(Z, dtype=float).reshape(len(Y_arr), -1),
-            [str(v) for v in var_names], _reference(gene_info_path, trait, var_names),
-            values, make_folds(Y_arr, is_binary(Y_arr), k))
-        best = grid.choose()
-        return ({name: values[best]},
-                {"prediction": grid.prediction[best], "selection": grid.selection[best]})
-    results = [cross_validation(model_constructor, {**fixed, name: v}, X, Y, var_names, trait,
-                                gene_info_path, condition, Z, k) for v in values]
-    references = set(_reference(gene_info_path, trait, var_names))
-    hits = [r["selection"]["precision"] > 0 and bool(references) for r in results]
-    best = choose_penalty(values, [r["selection"]["precision"] for r in results], hits,
-                          FALLBACK_PENALTY)
-    return {**fixed, name: values[best]}, results[best]
+    model = model_for_constructor(model_constructor, fixed)
+    penalties = model.penalty_grid(list(param_values))
+    grid = _grid_cv(model, penalties, X, Y, var_names, trait, gene_info_path, Z, k)
+    best = grid.choose(FALLBACK_PENALTY)
+    config = dict(fixed)
+    if model.penalty_name is not None:
+        config[model.penalty_name] = penalties[best]
+    return config, grid.metrics(best)
 
 
 def save_result(significant_genes: Dict[str, list], performance: Dict[str, Any],
@@ -356,7 +333,7 @@ def save_result(significant_genes: Dict[str, list], performance: Dict[str, Any],
     pathlib.Path
         The file written.
     """
-    condition = None if condition in (None, "None") else condition
+    condition = None if condition in (None, NONE_LABEL) else condition
     path = result_path(output_root, Problem(normalize_trait(trait), condition))
     document = round_floats({"significant_genes": significant_genes,
                              "cv_performance": performance})

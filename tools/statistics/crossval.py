@@ -11,44 +11,38 @@
   penalty maximizes the mean selection precision (ties: the smaller penalty);
   if no penalty ever selects a known gene, 0.1. Prediction and selection
   metrics are both those of the chosen penalty.
-* LMM: nothing to tune (the per-gene tests have no penalty); the folds give the
-  prediction metrics of the BLUP and the selection metrics of the genes with
-  corrected p < 0.05.
+* Any other model (:func:`cross_validate_fits`, the one generic loop): per
+  fold, genes standardized with the training statistics, one fit per penalty,
+  test samples predicted, the fit's ranked genes compared with the known
+  genes. The LMM runs through it with nothing to tune (its per-gene tests have
+  no penalty): the BLUP's prediction metrics and the selection metrics of the
+  genes with corrected p < 0.05.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from tools.statistics.lasso import lasso_grid_path
-from tools.statistics.lmm import FDR_THRESHOLD, design, fit_lmm, selected_genes
+from tools.statistics.lmm import FDR_THRESHOLD
 from tools.statistics.residualize import residualize
 from tools.statistics.standardize import standardize_rows, standardize_transposed
+from utils.columns import is_binary  # noqa: F401 (re-exported: the binary-trait test)
 from utils.metrics import overlap_metrics
+from utils.runtime import SEED
 
 N_FOLDS = 5
-SEED = 42
 PENALTY_GRID = tuple(float(10.0 ** e) for e in range(-6, 1))
 FALLBACK_PENALTY = 0.1
 BINARY_THRESHOLD = 0.5
 BINARY_METRICS = ("accuracy", "precision", "recall", "f1")
 CONTINUOUS_METRICS = ("normalized_mse", "r2")
 SELECTION_METRICS = ("precision", "recall", "f1", "jaccard")
-# The LMM's fold fits only decide which genes pass the FDR threshold and give
-# BLUP predictions; their two large products run in float32 (the final,
-# reported fit is float64).
-LMM_FOLD_DTYPE = np.float32
-
-
-def is_binary(y: np.ndarray) -> bool:
-    """True when every value is 0 or 1 (a case/control trait)."""
-    values = np.unique(np.asarray(y, dtype=float))
-    return values.size > 0 and bool(np.all(np.isin(values, (0.0, 1.0))))
 
 
 def make_folds(y: np.ndarray, binary: bool, k: int = N_FOLDS, seed: int = SEED
@@ -175,18 +169,33 @@ class GridCV:
         Mean metrics per penalty (same order as ``penalties``).
     hits : list of bool
         Whether any fold selected a known gene at that penalty.
+    support : numpy.ndarray
+        Lasso only: genes non-zero at some penalty of some fold (they seed the
+        final fit's working set).
     """
 
-    penalties: Sequence[float]
+    penalties: Sequence[Optional[float]]
     prediction: List[Dict[str, float]] = field(default_factory=list)
     selection: List[Dict[str, float]] = field(default_factory=list)
     hits: List[bool] = field(default_factory=list)
     support: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
-    def choose(self) -> int:
-        """Index of the chosen penalty (SPEC 5.5)."""
+    def choose(self, fallback: float = FALLBACK_PENALTY) -> int:
+        """Index of the chosen penalty (SPEC 5.5); 0 when there is a single value."""
+        if len(self.penalties) == 1:
+            return 0
         return choose_penalty(self.penalties, [s["precision"] for s in self.selection],
-                              self.hits)
+                              self.hits, fallback)
+
+    def metrics(self, index: int) -> Dict[str, Dict[str, float]]:
+        """``{"prediction": ..., "selection": ...}`` of one penalty (``cv_performance``)."""
+        return {"prediction": self.prediction[index], "selection": self.selection[index]}
+
+    def tuning(self) -> Dict[str, list]:
+        """The grid, mean selection precision per penalty and known-gene hits."""
+        return {"penalties": list(self.penalties),
+                "mean_selection_precision": [s["precision"] for s in self.selection],
+                "known_gene_hit": list(self.hits)}
 
 
 def choose_penalty(penalties: Sequence[float], mean_precision: Sequence[float],
@@ -254,39 +263,56 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
                   [mean_metrics(s) for s in selection], hits, support)
 
 
-@dataclass
-class ModelCV:
-    """Mean cross-validated metrics of one model."""
-
-    prediction: Dict[str, float]
-    selection: Dict[str, float]
+FitFunction = Callable[[np.ndarray, np.ndarray, Optional[np.ndarray], Any], Any]
 
 
-def cross_validate_lmm(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
-                       gene_names: Sequence[str], reference: Sequence[str],
-                       folds: Optional[List[np.ndarray]] = None,
-                       threshold: float = FDR_THRESHOLD,
-                       executor: Optional[Executor] = None) -> ModelCV:
-    """Cross-validate the LMM path (BLUP predictions, FDR-selected genes).
+def cross_validate_fits(fit: FitFunction, X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
+                        gene_names: Sequence[str], reference: Sequence[str],
+                        penalties: Sequence[Optional[float]],
+                        folds: Optional[List[np.ndarray]] = None,
+                        threshold: float = FDR_THRESHOLD, dtype: type = np.float64,
+                        executor: Optional[Executor] = None) -> GridCV:
+    """Cross-validate any model at each penalty (SPEC 5.5): the generic loop.
 
-    The folds are independent; with an ``executor`` (threads of the same
-    process, BLAS single-threaded) they run concurrently, with the same
-    results as in sequence.
+    Parameters
+    ----------
+    fit : callable
+        ``fit(X_train_std, y_train, Z_train, penalty)`` returns a fitted model
+        with ``predict(X_test_std, Z_test)`` (covariate part included) and
+        ``ranked_genes(gene_names, threshold)`` (the ``significant_genes``
+        lists; see :class:`tools.statistics.models.FittedModel`).
+    X : (n, p) raw genes; y : (n,) trait; Z : (n, k) covariates or None.
+    gene_names, reference : the columns of ``X``; the trait's known genes among them.
+    penalties : the values to try (``[None]`` for a model without penalty).
+    folds : test indices per fold (default :func:`make_folds`).
+    threshold : FDR level of models with p-values.
+    dtype : precision of the standardized fold matrices (``float32`` halves the
+        cost of large products; statistics stay float64).
+    executor : runs the folds concurrently (threads, BLAS single-threaded);
+        every fold's arithmetic is unchanged, so are the results.
     """
     y = np.asarray(y, dtype=float)
     binary = is_binary(y)
     folds = make_folds(y, binary) if folds is None else folds
-    X = np.asarray(X).astype(LMM_FOLD_DTYPE)
-    names = np.asarray(gene_names, dtype=object)
+    X = np.asarray(X)
+    X = X.astype(dtype) if X.dtype != dtype else X
     variance = float(np.var(y))
+    reference_set = set(reference)
 
-    def one_fold(test: np.ndarray) -> Tuple[Dict[str, float], Dict[str, float]]:
-        train, X_train, X_test = fold_rows(X, test, LMM_FOLD_DTYPE)
-        fitted = fit_lmm(X_train, y[train], _rows(Z, train))
-        predicted = fitted.predict(X_test, X_train, design(_rows(Z, test), test.size))
-        chosen = names[selected_genes(fitted.tests, threshold)]
-        return (prediction_metrics(y[test], predicted, binary, variance),
-                selection_metrics(chosen, reference))
+    def one_fold(test: np.ndarray) -> List[Tuple[Dict[str, float], Dict[str, float], bool]]:
+        train, X_train, X_test = fold_rows(X, test, dtype)
+        results = []
+        for penalty in penalties:
+            fitted = fit(X_train, y[train], _rows(Z, train), penalty)
+            predicted = fitted.predict(X_test, _rows(Z, test))
+            chosen = fitted.ranked_genes(gene_names, threshold)["Variable"]
+            results.append((prediction_metrics(y[test], predicted, binary, variance),
+                            selection_metrics(chosen, reference),
+                            bool(reference_set.intersection(chosen))))
+        return results
 
     outcomes = list(executor.map(one_fold, folds) if executor else map(one_fold, folds))
-    return ModelCV(mean_metrics([o[0] for o in outcomes]), mean_metrics([o[1] for o in outcomes]))
+    return GridCV(tuple(penalties),
+                  [mean_metrics([fold[i][0] for fold in outcomes]) for i in range(len(penalties))],
+                  [mean_metrics([fold[i][1] for fold in outcomes]) for i in range(len(penalties))],
+                  [any(fold[i][2] for fold in outcomes) for i in range(len(penalties))])

@@ -3,8 +3,10 @@
 ``select`` (SPEC 5.2, :mod:`utils.selection`) -> load the linked tables
 (:mod:`tools.statistics.cohort_cache`) -> build ``X`` (genes), ``y`` (trait), ``Z``
 (Age / Gender column, or the step-2 prediction of a two-step problem) ->
-batch-effect detection (:mod:`tools.statistics.batch`) -> Lasso path with tuned penalty,
-or LMM path -> final fit on all samples -> the result document of SPEC 2.
+batch-effect detection (:mod:`tools.statistics.batch`) -> the model
+(:mod:`tools.statistics.models`: ``AnalysisConfig.model``, or SPEC 5.3's rule,
+batch effect -> LMM path, else Lasso path with tuned penalty) cross-validated and
+fitted on all samples -> the result document of SPEC 2.
 
 The result document is deterministic: genes are ranked with explicit tie
 breaks, floats are rounded as :mod:`utils.precision` says, and the document carries
@@ -17,82 +19,37 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
-from tools.statistics.batch import GAP_NUMERATOR, detect_batch_effect
+from tools.statistics.batch import detect_batch_effect
 from tools.statistics.cohort_cache import CohortCache, LinkedTable
-from tools.statistics.crossval import (FALLBACK_PENALTY, N_FOLDS, PENALTY_GRID, SEED,
-                                       cross_validate_lasso_grid, cross_validate_lmm, is_binary,
-                                       make_folds)
-from tools.statistics.lasso import lasso_grid_path
-from tools.statistics.lmm import FDR_THRESHOLD, LMMFit, fit_lmm
-from tools.statistics.ranking import rank_by_coefficient
-from tools.statistics.residualize import residualize
-from tools.statistics.standardize import standardize_rows, standardize_transposed
+from tools.statistics.crossval import N_FOLDS, make_folds
+from tools.statistics.inputs import AnalysisConfig, ProblemData
+from tools.statistics.models import resolve_model
 from tools.statistics.two_step import fit_condition_model, predict_condition, without_regressors
+from utils.columns import gene_columns, is_binary
 from utils.errors import InputFileError
 from utils.precision import round_floats
 from utils.problems import Problem, related_genes
-from utils.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
+from utils.selection import LinkedTableIndex, Selection, select_in_tree
 
 logger = logging.getLogger(__name__)
 
 ENGINE = "genotex-regress/2"
 
 
-@dataclass(frozen=True)
-class AnalysisConfig:
-    """Every constant of the analysis (part of each result's fingerprint)."""
-
-    penalties: Tuple[float, ...] = PENALTY_GRID
-    n_folds: int = N_FOLDS
-    seed: int = SEED
-    fdr_threshold: float = FDR_THRESHOLD
-    batch_gap_numerator: float = GAP_NUMERATOR
-    fallback_penalty: float = FALLBACK_PENALTY
-
-    def as_dict(self) -> Dict[str, Any]:
-        """JSON-ready parameters."""
-        values = asdict(self)
-        values["penalties"] = list(self.penalties)
-        return values
-
-
-@dataclass
-class ProblemData:
-    """The matrices of one problem.
-
-    Attributes
-    ----------
-    X : (n, p) raw genes; y : (n,) trait; Z : (n, k) covariates or None.
-    gene_names, covariate_names : column names.
-    reference : the trait's known genes present in ``gene_names`` (task order).
-    cohorts, regressors : from the selection.
-    condition_model : step-1 summary of a two-step problem.
-    """
-
-    problem: Problem
-    X: np.ndarray
-    y: np.ndarray
-    Z: Optional[np.ndarray]
-    gene_names: List[str]
-    covariate_names: List[str]
-    reference: List[str]
-    cohorts: Tuple[str, ...]
-    regressors: List[str] = field(default_factory=list)
-    condition_model: Optional[Dict[str, Any]] = None
+__all__ = ["ENGINE", "AnalysisConfig", "ProblemData", "ProblemOutcome", "problem_data",
+           "analyze", "problem_fingerprint", "run_problem"]
 
 
 # --------------------------------------------------------------------------- data
 
 def _gene_columns(table: LinkedTable, trait: str) -> List[str]:
-    skip = {trait, *CLINICAL_COLUMNS}
-    genes = [c for c in table.columns if c not in skip]
+    genes = gene_columns(table.columns, trait)
     if not genes:
         raise InputFileError(table.path, "linked table has no gene columns")
     return genes
@@ -159,97 +116,28 @@ def problem_data(problem: Problem, selection: Selection, tables: Sequence[Linked
                        condition_model)
 
 
-# --------------------------------------------------------------------------- models
-
-def _ranked_lasso(names: Sequence[str], coef: np.ndarray) -> Dict[str, list]:
-    order = rank_by_coefficient(names, coef)
-    return {"Variable": [names[i] for i in order],
-            "Coefficient": [float(coef[i]) for i in order],
-            "Absolute Coefficient": [float(abs(coef[i])) for i in order]}
-
-
-def _final_lasso(data: ProblemData, XT: np.ndarray, penalty: float, candidates: np.ndarray
-                 ) -> Tuple[Dict[str, list], Any]:
-    """Final Lasso on all samples; ``XT`` (raw genes transposed) is standardized in place."""
-    residual, covariates = residualize(data.y, data.Z)
-    standardize_transposed(XT)
-    path = lasso_grid_path(XT, residual, [penalty], candidates=candidates)
-    return _ranked_lasso(data.gene_names, path.coefs[0]), covariates
-
-
-def _lasso_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndarray]
-                    ) -> Dict[str, Any]:
-    # one transposed copy of the genes serves the folds, then the final fit
-    XT = np.array(np.asarray(data.X, dtype=float).T, order="C")
-    grid = cross_validate_lasso_grid(data.X, data.y, data.Z, data.gene_names, data.reference,
-                                     config.penalties, folds, XT=XT)
-    chosen = grid.choose()
-    penalty = float(config.penalties[chosen])
-    genes, covariates = _final_lasso(data, XT, penalty, grid.support)
-    return {"genes": genes,
-            "cv": {"prediction": grid.prediction[chosen], "selection": grid.selection[chosen]},
-            "model": {"model": "Lasso", "penalty": penalty,
-                      "tuning": {"penalties": list(config.penalties),
-                                 "mean_selection_precision":
-                                     [s["precision"] for s in grid.selection],
-                                 "known_gene_hit": list(grid.hits)}},
-            "covariates": {"intercept": covariates.intercept,
-                           "coefficients": [float(c) for c in covariates.coef]}}
-
-
-def _final_lmm(data: ProblemData) -> LMMFit:
-    X_std, _, _ = standardize_rows(data.X, np.arange(data.X.shape[0]))
-    return fit_lmm(X_std, data.y, data.Z)
-
-
-def _lmm_analysis(data: ProblemData, config: AnalysisConfig, folds: List[np.ndarray],
-                  workers: int = 1) -> Dict[str, Any]:
-    if workers > 1:
-        # the final fit (the longest task) and the folds run side by side
-        with ThreadPoolExecutor(workers) as pool:
-            final = pool.submit(_final_lmm, data)
-            cv = cross_validate_lmm(data.X, data.y, data.Z, data.gene_names, data.reference,
-                                    folds, config.fdr_threshold, executor=pool)
-            fitted = final.result()
-    else:
-        cv = cross_validate_lmm(data.X, data.y, data.Z, data.gene_names, data.reference,
-                                folds, config.fdr_threshold)
-        fitted = _final_lmm(data)
-    tests = fitted.tests
-    hits = tests.significant(config.fdr_threshold)
-    order = hits.indices
-    genes = {"Variable": [data.gene_names[i] for i in order],
-             "Coefficient": [float(c) for c in hits.coef],
-             "Absolute Coefficient": [float(abs(c)) for c in hits.coef],
-             "p_value": [float(p) for p in hits.p_value],
-             "corrected_p_value": [float(p) for p in hits.corrected_p_value]}
-    return {"genes": genes, "cv": {"prediction": cv.prediction, "selection": cv.selection},
-            "model": {"model": "LMM", "penalty": None, "delta": fitted.delta,
-                      "fdr_threshold": config.fdr_threshold},
-            "covariates": {"intercept": float(fitted.covariate_coef[0]),
-                           "coefficients": [float(c) for c in fitted.covariate_coef[1:]]}}
-
+# --------------------------------------------------------------------------- analysis
 
 def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
             fingerprint: str = "", workers: int = 1) -> Dict[str, Any]:
     """Run the analysis of a problem and return its result document.
 
-    ``workers > 1`` runs the LMM path's fold fits and final fit in that many
-    threads (call with single-threaded BLAS; each thread's arithmetic is
-    unchanged, so the document is the same bytes). The Lasso path's folds
-    depend on each other (each seeds the next one's working set) and stay
-    sequential.
+    The model is ``config.model``, or with ``"auto"`` SPEC 5.3's rule (batch
+    effect -> ``lmm``, else ``lasso``); see :mod:`tools.statistics.models`.
+    ``workers > 1`` lets a model run independent fits in that many threads
+    (the LMM's fold fits and final fit; call with single-threaded BLAS: each
+    thread's arithmetic is unchanged, so the document is the same bytes). The
+    Lasso path's folds depend on each other (each seeds the next one's
+    working set) and stay sequential.
     """
     binary = is_binary(data.y)
     folds = make_folds(data.y, binary, config.n_folds, config.seed)
     batch = detect_batch_effect(data.X, config.batch_gap_numerator)
+    model = resolve_model(config, batch)
     logger.debug("%s: cohorts %s, %d samples x %d genes, %s trait, batch effect: %s -> %s",
                  data.problem, ", ".join(data.cohorts), data.X.shape[0], data.X.shape[1],
-                 "binary" if binary else "continuous", batch, "LMM" if batch else "Lasso")
-    if batch:
-        outcome = _lmm_analysis(data, config, folds, workers)
-    else:
-        outcome = _lasso_analysis(data, config, folds)
+                 "binary" if binary else "continuous", batch, model.label)
+    outcome = model.analyse(data, folds, workers)
     logger.debug("%s: %d genes selected (%s)", data.problem,
                  len(outcome["genes"]["Variable"]),
                  ", ".join(f"{k}={v}" for k, v in outcome["model"].items()
@@ -298,8 +186,7 @@ class ProblemOutcome:
 
     Attributes
     ----------
-    problem : str
-        ``Trait|Condition``.
+    problem : Problem
     status : str
         ``done``, ``up-to-date``, ``skipped`` or ``failed``.
     reason : str
@@ -310,7 +197,7 @@ class ProblemOutcome:
         Wall time of the analysis.
     """
 
-    problem: str
+    problem: Problem
     status: str
     reason: str = ""
     document: Optional[Dict[str, Any]] = None
@@ -329,19 +216,18 @@ def run_problem(problem: Problem, preprocess_root: Path, task_info: Mapping[str,
     equals the fingerprint of the current inputs. ``workers``: see
     :func:`analyze`.
     """
-    root = Path(preprocess_root)
-    index = index or LinkedTableIndex(root)
-    selection = select_in_tree(problem, root, task_info, index, cohort_info_cache,
+    index = index or LinkedTableIndex(preprocess_root)
+    selection = select_in_tree(problem, preprocess_root, task_info, index, cohort_info_cache,
                                strict=True)
     if not selection.ok:
-        return ProblemOutcome(str(problem), "skipped", selection.reason)
+        return ProblemOutcome(problem, "skipped", selection.reason)
     owners = [problem.trait] + ([problem.condition] if problem.is_two_step else [])
     paths = [index.path(owner, cohort) for cohort, owner in zip(selection.cohorts, owners)]
     digests = [cache.digest(path) for path in paths]
     fingerprint = problem_fingerprint(problem, selection, digests, task_info, config)
     if previous_fingerprint == fingerprint:
-        return ProblemOutcome(str(problem), "up-to-date", "inputs unchanged")
+        return ProblemOutcome(problem, "up-to-date", "inputs unchanged")
     tables = [cache.load(path) for path in paths]
     data = problem_data(problem, selection, tables, task_info)
-    return ProblemOutcome(str(problem), "done",
+    return ProblemOutcome(problem, "done",
                           document=analyze(data, config, fingerprint, workers))

@@ -199,6 +199,12 @@ def gene_tests(eigen: KinshipEigen, X_std: np.ndarray, y: np.ndarray, C: np.ndar
     return GeneTests(model, X_std, eigen.values, eigen.vectors, delta)
 
 
+def _genes(X: np.ndarray) -> np.ndarray:
+    """Genes as float32 or float64 (other types become float64)."""
+    X = np.asarray(X)
+    return X if X.dtype in (np.float32, np.float64) else X.astype(float)
+
+
 def design(Z: Optional[np.ndarray], n: int) -> np.ndarray:
     """``[1, Z]`` as an ``(n, c)`` matrix."""
     ones = np.ones((n, 1))
@@ -238,9 +244,7 @@ def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) ->
     (kinship, screen, whitening) then run in single precision, halving their
     cost; the reported final fit is float64.
     """
-    X_std = np.asarray(X_std)
-    if X_std.dtype not in (np.float32, np.float64):
-        X_std = X_std.astype(float)
+    X_std = _genes(X_std)
     y = np.asarray(y, dtype=float).ravel()
     C = design(Z, y.size)
     eigen = kinship_eigen(X_std)
@@ -291,8 +295,13 @@ class LMM:
         return {"lamda": self.lamda, "threshold": self.threshold, **self.options}
 
     def fit(self, X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) -> "LMM":
-        """Fit on (already standardized) genes ``X``, response ``y``, covariates ``Z``."""
-        self._X_train = np.asarray(X, dtype=float)
+        """Fit on (already standardized) genes ``X``, response ``y``, covariates ``Z``.
+
+        float32 genes keep their precision (the large products then run in
+        single precision, as in the engine's cross-validation folds); any
+        other type is converted to float64.
+        """
+        self._X_train = _genes(X)
         self.fit_ = fit_lmm(self._X_train, y, Z)
         return self
 
@@ -302,8 +311,8 @@ class LMM:
         return self.fit_
 
     def predict(self, X: np.ndarray, Z: Optional[np.ndarray] = None) -> np.ndarray:
-        """BLUP predictions for new samples."""
-        X = np.asarray(X, dtype=float)
+        """BLUP predictions for new samples (in the precision of the training genes)."""
+        X = _genes(X)
         return self._fitted().predict(X, self._X_train, design(Z, X.shape[0]))
 
     @property

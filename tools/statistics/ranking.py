@@ -4,11 +4,19 @@ Both rules rank on the values rounded as they are written
 (:mod:`utils.precision`), so the order of a gene list never depends on
 round-off that differs between machines; exact ties are broken by a
 deterministic key (gene name, or column order).
+
+* :func:`rank_by_coefficient`: models without tests (Lasso, ...): the non-zero
+  coefficients by decreasing absolute value;
+* :func:`rank_significant`: models with p-values (LMM, ...): the genes with
+  corrected p below the FDR level, by corrected p;
+* :func:`ranked_genes` picks the rule and :func:`gene_table` writes the lists
+  of the result document's ``significant_genes`` (the one place they are
+  built, for ``regress.py`` and the compatibility names alike).
 """
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -43,3 +51,52 @@ def rank_significant(coef: np.ndarray, corrected_p: np.ndarray,
     hits = np.flatnonzero(corrected < threshold)
     order = np.lexsort((hits, -round_array(np.abs(coef[hits])), corrected[hits]))
     return hits[order]
+
+
+def gene_table(names: Sequence[str], coef: Sequence[float],
+               p_value: Optional[Sequence[float]] = None,
+               corrected_p_value: Optional[Sequence[float]] = None) -> Dict[str, list]:
+    """The ``significant_genes`` lists of a result document, for genes already ranked.
+
+    Parameters
+    ----------
+    names, coef : sequences
+        The ranked genes and their coefficients.
+    p_value, corrected_p_value : sequences, optional
+        Their p-values (models with tests); both or neither.
+
+    Examples
+    --------
+    >>> gene_table(["A"], [-0.5])
+    {'Variable': ['A'], 'Coefficient': [-0.5], 'Absolute Coefficient': [0.5]}
+    """
+    table = {"Variable": [str(name) for name in names],
+             "Coefficient": [float(c) for c in coef],
+             "Absolute Coefficient": [float(abs(c)) for c in coef]}
+    if p_value is not None:
+        table["p_value"] = [float(p) for p in p_value]
+        table["corrected_p_value"] = [float(p) for p in corrected_p_value]
+    return table
+
+
+def ranked_genes(names: Sequence[str], coef: np.ndarray, threshold: float,
+                 p_value: Optional[np.ndarray] = None,
+                 corrected_p_value: Optional[np.ndarray] = None) -> Dict[str, list]:
+    """The selected genes of a fit, ranked, as ``significant_genes`` lists.
+
+    With p-values (and their corrected values): the genes with corrected p
+    below ``threshold`` (:func:`rank_significant`), with ``p_value`` and
+    ``corrected_p_value`` lists. Without: the non-zero coefficients
+    (:func:`rank_by_coefficient`); ``threshold`` is then unused.
+
+    >>> ranked_genes(["A", "B"], np.array([0.0, 2.0]), 0.05)["Variable"]
+    ['B']
+    """
+    coef = np.asarray(coef, dtype=float)
+    if p_value is None:
+        order = rank_by_coefficient(names, coef)
+        return gene_table([names[i] for i in order], coef[order])
+    p_value = np.asarray(p_value, dtype=float)
+    corrected = np.asarray(corrected_p_value, dtype=float)
+    order = rank_significant(coef, corrected, threshold)
+    return gene_table([names[i] for i in order], coef[order], p_value[order], corrected[order])

@@ -25,14 +25,14 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from tools.statistics.crossval import is_binary
 from tools.statistics.lasso import Lasso
 from tools.statistics.residualize import fit_covariates
 from tools.statistics.standardize import Standardizer
+from utils.columns import is_binary
+from utils.runtime import SEED
 
 C_LOGISTIC = 1.0
 STEP1_LASSO_ALPHA = 0.1
-SEED = 42
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import pytest
 from tests.regress_fixtures import small_benchmark
 
 from genotex.cli import regress
-from genotex.regress.runner import RunSettings, run_problems
-from utils.problems import enumerate_problems, load_task_info
+from genotex.regress.runner import RunSettings, analyse_group, run_problems
+from utils.problems import Problem, enumerate_problems, load_task_info
 
 from tests.conftest import REPO_ROOT as _ROOT
 REPO = _ROOT
@@ -65,6 +65,21 @@ def test_all_problems_written_with_spec_format(tree, capsys):
     assert two_step["analysis"]["regressors"] == ["G0010", "G0011", "G0012"]
     assert not set(two_step["significant_genes"]["Variable"]) & {"G0010", "G0011", "G0012"}
     assert two_step["analysis"]["n_genes"] == 117
+
+
+def test_problems_and_paths_reach_the_workers_as_objects(tree):
+    """No ``Trait|Condition`` text or ``str`` path round trip between runner and workers."""
+    import pickle
+
+    settings = RunSettings(str(tree["preprocess"]), tree["regress"], tree["task_info"])
+    assert all(isinstance(path, Path) for path in
+               (settings.preprocess_root, settings.regress_root, settings.task_info_path))
+    problems = [Problem("Asthma", "Obesity"), Problem("Psoriasis", "Gender")]
+    outcomes = analyse_group(problems, pickle.loads(pickle.dumps(settings)),
+                             {problem: None for problem in problems})
+    assert [o.problem for o in outcomes] == problems
+    assert [o.status for o in outcomes] == ["done", "skipped"]
+    assert pickle.loads(pickle.dumps(outcomes[1])).problem == problems[1]
 
 
 def test_same_inputs_give_identical_bytes_for_any_jobs(tree, tmp_path):
@@ -193,13 +208,11 @@ def test_dask_local_cluster_matches_serial(tree, tmp_path):
     distributed = pytest.importorskip("distributed")
     task_info = load_task_info(tree["task_info"])
     problems = enumerate_problems(task_info)
-    serial = RunSettings(str(tree["preprocess"]), str(tmp_path / "serial"),
-                         str(tree["task_info"]))
+    serial = RunSettings(tree["preprocess"], tmp_path / "serial", tree["task_info"])
     run_problems(problems, serial, jobs=1, progress=False)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", dashboard_address=None) as cluster:
-        dask = RunSettings(str(tree["preprocess"]), str(tmp_path / "dask"),
-                           str(tree["task_info"]))
+        dask = RunSettings(tree["preprocess"], tmp_path / "dask", tree["task_info"])
         summary = run_problems(problems, dask, scheduler=cluster.scheduler_address,
                                progress=False)
     assert summary.counts()["done"] == 6

@@ -182,3 +182,12 @@ def test_many_valued_column_lists_ten_classes(capsys):
     out = capsys.readouterr().out.splitlines()
     assert sum(line.startswith("  class ") for line in out) == 10
     assert "  ... 15 more classes" in out
+
+
+def test_a_trait_with_two_values_is_judged_by_the_class_rule_whatever_its_coding(capsys):
+    # SPEC 4.7: "exactly two distinct values"; the same 3-of-50 split is biased as 0/1
+    # and as 2.5/7.5 (the coding is checked by the analysis, not by the bias rule)
+    assert judge_and_remove_biased_features(
+        linked([1] * 3 + [0] * 47, list(range(50)), [0, 1] * 25), "Asthma")[0] is True
+    assert judge_and_remove_biased_features(
+        linked([2.5] * 3 + [7.5] * 47, list(range(50)), [0, 1] * 25), "Asthma")[0] is True

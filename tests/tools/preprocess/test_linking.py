@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tools.preprocess.linking import (gene_columns, geo_link_clinical_genetic_data,
-                                      handle_missing_values)
+from tools.preprocess.linking import geo_link_clinical_genetic_data, handle_missing_values
+from utils.columns import gene_columns
 
 NAN = np.nan
 
@@ -99,7 +99,7 @@ def test_gene_missing_exactly_20_percent_is_kept(n_samples):
     result = handle_missing_values(linked_table(n_samples, genes), "Trait")
     # No sample misses more than 20 % of the 2 remaining genes except those
     # missing AT_LIMIT (1 of 2 = 50 %): they are dropped in step 3.
-    assert gene_columns(result, "Trait") == ["AT_LIMIT", "FULL"]
+    assert gene_columns(result.columns, "Trait") == ["AT_LIMIT", "FULL"]
     assert len(result) == n_samples - at_limit
 
 
@@ -109,7 +109,7 @@ def test_gene_share_is_counted_after_trait_drop():
     table = linked_table(6, {"G1": [NAN, 2, 3, 4, 5, 6], "G2": [1, 2, 3, 4, 5, 6]},
                          trait=[1, 0, 1, 0, NAN, NAN])
     result = handle_missing_values(table, "Trait")
-    assert gene_columns(result, "Trait") == ["G2"]
+    assert gene_columns(result.columns, "Trait") == ["G2"]
 
 
 def test_sample_missing_exactly_20_percent_of_genes_is_kept():
@@ -121,7 +121,7 @@ def test_sample_missing_exactly_20_percent_of_genes_is_kept():
         genes[f"G{j}"][1] = NAN   # S1 misses 3 of 10 = 30 %: dropped
     result = handle_missing_values(linked_table(6, genes), "Trait")
     assert list(result.index) == ["S0", "S2", "S3", "S4", "S5"]
-    assert len(gene_columns(result, "Trait")) == 10
+    assert len(gene_columns(result.columns, "Trait")) == 10
     assert not result.isna().any().any()
 
 
@@ -131,7 +131,7 @@ def test_gene_step_runs_before_sample_step():
     genes = {"SPARSE1": [NAN, NAN, 1, 1], "SPARSE2": [NAN, 1, NAN, 1],
              "G1": [1, 2, 3, 4], "G2": [4, 3, 2, 1]}
     result = handle_missing_values(linked_table(4, genes), "Trait")
-    assert gene_columns(result, "Trait") == ["G1", "G2"]
+    assert gene_columns(result.columns, "Trait") == ["G1", "G2"]
     assert list(result.index) == ["S0", "S1", "S2", "S3"]
 
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
-from tools.statistics import cross_validation
-from tools.statistics.crossval import (PENALTY_GRID, binary_metrics, choose_penalty,
-                                       cross_validate_lasso_grid, is_binary, make_folds,
-                                       prediction_metrics)
+from tools.statistics.crossval import (PENALTY_GRID, GridCV, binary_metrics, choose_penalty,
+                                       cross_validate_fits, cross_validate_lasso_grid, is_binary,
+                                       make_folds, prediction_metrics)
 from tools.statistics.lasso import Lasso
+from tools.statistics.models import EstimatorModel
 
 
 @pytest.mark.parametrize("n", [10, 37, 167])
@@ -66,26 +66,29 @@ def test_continuous_metrics_by_hand():
     assert is_binary(np.array([0.0, 1.0, 1.0])) and not is_binary(y)
 
 
-def test_grid_cv_equals_one_model_cv_at_each_penalty():
-    # the fast path (one certified path per fold) and the generic compat CV
-    # (one Lasso fit per fold) must report the same metrics.
+def test_grid_cv_equals_the_generic_loop_at_each_penalty():
+    # the Lasso's fast path (one certified path per fold) and the generic loop
+    # every other model runs (one Lasso fit per fold and penalty) must report
+    # the same metrics.
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 80)) + 5
     y = (X[:, 0] - X[:, 1] + rng.normal(size=60) > 0).astype(float)
     Z = rng.normal(size=(60, 1))
     names = [f"G{i}" for i in range(80)]
-    grid = cross_validate_lasso_grid(X, y, Z, names, ["G0", "G1", "G5"])
-    task = {"T": {"related_genes": ["G0", "G1", "G5", "ABSENT"], "conditions": []}}
-    import json
-    import pathlib
-    import tempfile
-    with tempfile.TemporaryDirectory() as folder:
-        path = pathlib.Path(folder) / "task_info.json"
-        path.write_text(json.dumps(task))
-        for i in (2, 5):
-            single = cross_validation(Lasso, {"alpha": PENALTY_GRID[i]}, X, y, names, "T",
-                                      path, None, Z)
-            for key, value in single["prediction"].items():
-                assert grid.prediction[i][key] == pytest.approx(value, abs=1e-9)
-            for key, value in single["selection"].items():
-                assert grid.selection[i][key] == pytest.approx(value, abs=1e-9)
+    reference = ["G0", "G1", "G5"]
+    grid = cross_validate_lasso_grid(X, y, Z, names, reference)
+    generic = EstimatorModel(constructor=Lasso)
+    penalties = [PENALTY_GRID[2], PENALTY_GRID[5]]
+    loop = cross_validate_fits(generic.fit, X, y, Z, names, reference, penalties,
+                               make_folds(y, True))
+    for j, i in enumerate((2, 5)):
+        for half in ("prediction", "selection"):
+            for key, value in loop.metrics(j)[half].items():
+                assert grid.metrics(i)[half][key] == pytest.approx(value, abs=1e-9)
+        assert loop.hits[j] == grid.hits[i]
+    assert loop.choose() == choose_penalty(penalties, [grid.selection[i]["precision"]
+                                                       for i in (2, 5)], [True, True])
+
+
+def test_a_single_penalty_is_chosen_without_a_fallback():
+    assert GridCV((None,), [{}], [{"precision": 0.0}], [False]).choose() == 0

@@ -114,3 +114,96 @@ def test_lmm_through_the_compat_surface():
     assert list(genes) == ["Variable", "Coefficient", "Absolute Coefficient", "p_value",
                            "corrected_p_value"]
     assert all(p < 0.05 for p in genes["corrected_p_value"])
+
+
+# --------------------------------------------------------------------------- same engine
+
+def _engine_problem(tree, problem):
+    """The engine's data of a problem of the small benchmark, and its task info."""
+    from tools.statistics.cohort_cache import CohortCache
+    from tools.statistics.engine import problem_data
+    from utils.problems import load_task_info
+    from utils.selection import LinkedTableIndex, select_in_tree
+
+    task_info = load_task_info(tree["task_info"])
+    index = LinkedTableIndex(tree["preprocess"])
+    selection = select_in_tree(problem, tree["preprocess"], task_info, index)
+    owners = [problem.trait] + ([problem.condition] if problem.is_two_step else [])
+    tables = [CohortCache().load(index.path(owner, cohort))
+              for cohort, owner in zip(selection.cohorts, owners)]
+    return problem_data(problem, selection, tables, task_info)
+
+
+@pytest.mark.parametrize("problem, constructor, config", [
+    (("Asthma", "Age"), "Lasso", {}),
+    (("Obesity", None), "Lasso", {}),            # continuous trait
+    (("Asthma", "Obesity"), "Lasso", {}),        # two-step: Z is the predicted condition
+    (("Asthma", "Gender"), "LMM", {"batch_gap_numerator": 0.0}),  # every gap is a batch effect
+])
+def test_compat_names_give_what_regress_writes(tree, problem, constructor, config):
+    """tune_hyperparameters + ResidualizationRegressor + interpret_result on a problem's
+    matrices give the genes, metrics and penalty ``regress.py`` writes for it."""
+    from tools.statistics.crossval import PENALTY_GRID
+    from tools.statistics.engine import AnalysisConfig, analyze
+    from utils.precision import round_floats
+    from utils.problems import Problem
+
+    data = _engine_problem(tree, Problem(*problem))
+    written = analyze(data, AnalysisConfig(**config))
+    assert written["analysis"]["model"] == constructor
+    model_constructor = {"Lasso": Lasso, "LMM": LMM}[constructor]
+    names, trait, condition = data.gene_names, data.problem.trait, data.problem.condition
+    best, performance = tune_hyperparameters(model_constructor, list(PENALTY_GRID), data.X,
+                                             data.y, names, trait, tree["task_info"],
+                                             condition, data.Z)
+    X_n, _ = normalize_data(data.X)
+    model = ResidualizationRegressor(model_constructor, best).fit(X_n, data.y, data.Z)
+    genes = interpret_result(model, names, trait, condition)
+    assert round_floats(performance) == written["cv_performance"]
+    assert round_floats(genes) == written["significant_genes"]
+    assert len(genes["Variable"]) > 0
+    if constructor == "Lasso":
+        assert best == {"alpha": written["analysis"]["penalty"]}
+    else:
+        assert best == {"lamda": PENALTY_GRID[0]} and written["analysis"]["penalty"] is None
+    covariates = round_floats(model.get_covariate_coefficients())
+    assert covariates["coefficients"] == written["analysis"]["covariates"]["coefficients"]
+
+
+def test_compat_cross_validation_is_the_engines_at_one_penalty(tree):
+    from tools.statistics.crossval import PENALTY_GRID, cross_validate_lasso_grid, make_folds
+    from utils.problems import Problem
+
+    data = _engine_problem(tree, Problem("Asthma", "Age"))
+    grid = cross_validate_lasso_grid(data.X, data.y, data.Z, data.gene_names, data.reference,
+                                     PENALTY_GRID, make_folds(data.y, True))
+    for i in (1, 4):
+        single = cross_validation(Lasso, {"alpha": PENALTY_GRID[i]}, data.X, data.y,
+                                  data.gene_names, "Asthma", tree["task_info"], "Age", data.Z)
+        assert single == grid.metrics(i)
+
+
+def test_unregistered_constructors_take_the_generic_path(tree):
+    """A scikit-learn regressor: penalty ``alpha``, residualized response, coefficient ranking."""
+    from sklearn.linear_model import Lasso as SkLasso
+
+    from tools.statistics.models import EstimatorModel, model_for_constructor
+    from utils.problems import Problem
+
+    assert isinstance(model_for_constructor(SkLasso), EstimatorModel)
+    data = _engine_problem(tree, Problem("Asthma", "Age"))
+    best, performance = tune_hyperparameters(SkLasso, [1e-2, 1e-1], data.X, data.y,
+                                             data.gene_names, "Asthma", tree["task_info"], "Age",
+                                             data.Z, fixed_params={"max_iter": 5000})
+    assert set(best) == {"alpha", "max_iter"} and best["alpha"] in (1e-2, 1e-1)
+    assert set(performance["selection"]) == {"precision", "recall", "f1", "jaccard"}
+    X_n, _ = normalize_data(data.X)
+    model = ResidualizationRegressor(SkLasso, best).fit(X_n, data.y, data.Z)
+    assert model.get_p_values() is None
+    genes = interpret_result(model, data.gene_names, "Asthma", "Age")
+    assert {"G0000", "G0001"} <= set(genes["Variable"][:5])
+    # a fitted estimator is ranked the same way without the wrapper
+    raw = interpret_result(model.regression_model, data.gene_names, "Asthma")
+    assert raw == genes
+    predicted = model.predict(X_n, data.Z)
+    assert predicted.shape == data.y.shape

@@ -1,0 +1,57 @@
+"""The Lasso path of SPEC 5.4 (``"lasso"``): certified solutions, tuned penalty.
+
+The response is residualized on ``[1, Z]`` and the Lasso fitted on
+standardized genes; selected genes are the non-zero coefficients. The whole
+penalty grid is cross-validated at once, one certified path per fold
+(:func:`tools.statistics.crossval.cross_validate_lasso_grid`); the final fit
+reuses the folds' support as its initial working set (speed only: a certified
+solution is the exact one). The numerics are in :mod:`tools.statistics.lasso`.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from tools.statistics.crossval import GridCV, cross_validate_lasso_grid
+from tools.statistics.inputs import ProblemData
+from tools.statistics.lasso import Lasso, lasso_grid_path
+from tools.statistics.models.base import LinearFit, StatisticalModel
+from tools.statistics.models.registry import register_model
+from tools.statistics.residualize import residualize
+from tools.statistics.standardize import standardize_transposed
+
+
+@register_model("lasso")
+class LassoModel(StatisticalModel):
+    """Lasso with its penalty tuned by SPEC 5.5 (the default without batch effect)."""
+
+    label = "Lasso"
+    compat_constructor = Lasso
+    penalty_name = "alpha"
+
+    def cross_validate(self, X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
+                       gene_names: Sequence[str], reference: Sequence[str],
+                       penalties: Sequence[Optional[float]], folds: List[np.ndarray],
+                       executor: Optional[Executor] = None, XT: Optional[np.ndarray] = None
+                       ) -> GridCV:
+        """The whole grid per fold in one certified path (folds run in sequence:
+        each seeds the next one's working set). ``XT``: see
+        :func:`~tools.statistics.crossval.cross_validate_lasso_grid`."""
+        return cross_validate_lasso_grid(X, y, Z, gene_names, reference, penalties, folds,
+                                         XT=XT)
+
+    def analyse(self, data: ProblemData, folds: List[np.ndarray], workers: int = 1
+                ) -> Dict[str, Any]:
+        """Grid CV and the final fit sharing one transposed copy of the genes."""
+        XT = np.array(np.asarray(data.X, dtype=float).T, order="C")
+        penalties = self.penalty_grid(self.config.penalties)
+        cv = self.cross_validate(data.X, data.y, data.Z, data.gene_names, data.reference,
+                                 penalties, folds, XT=XT)
+        chosen = cv.choose(self.config.fallback_penalty)
+        residual, covariates = residualize(data.y, data.Z)
+        standardize_transposed(XT)  # the folds are done with it: standardized in place
+        path = lasso_grid_path(XT, residual, [penalties[chosen]], candidates=cv.support)
+        return self.outcome(data, cv, chosen, LinearFit(path.coefs[0], covariates))

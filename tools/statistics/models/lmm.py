@@ -1,0 +1,77 @@
+"""The linear mixed model path of SPEC 5.4 (``"lmm"``): per-gene tests, FDR selection.
+
+``[1, Z]`` are fixed effects of the tests; selected genes are those with
+Benjamini-Hochberg corrected p below the FDR level, ranked by corrected p.
+Nothing is tuned (the tests have no penalty; upstream's ``lamda`` is accepted
+and ignored). The cross-validation folds run their large products in float32
+(their p-values only decide which genes pass, their BLUP only feeds the
+prediction metrics); the reported final fit is float64. With ``workers > 1``
+the five fold fits and the final fit run side by side in threads, each with
+the same arithmetic. The numerics are in :mod:`tools.statistics.lmm`,
+:mod:`tools.statistics.gls` and :mod:`tools.statistics.fdr`.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Sequence
+
+import numpy as np
+
+from tools.statistics.crossval import GridCV
+from tools.statistics.inputs import ProblemData
+from tools.statistics.lmm import LMM
+from tools.statistics.models.base import EstimatorFit, FittedModel, StatisticalModel
+from tools.statistics.models.registry import register_model
+from tools.statistics.ranking import gene_table
+
+
+class LMMFit(EstimatorFit):
+    """A fitted :class:`~tools.statistics.lmm.LMM`: BLUP predictions, screened FDR selection.
+
+    The selected genes come from the tests of the genes that can pass
+    (:meth:`tools.statistics.gls.GeneTests.significant`), bit for bit those of
+    the full computation; arrays over every gene are computed on request.
+    """
+
+    def ranked_genes(self, gene_names: Sequence[str], threshold: float) -> Dict[str, list]:
+        hits = self.estimator.fit_.tests.significant(threshold)
+        return gene_table([gene_names[i] for i in hits.indices], hits.coef, hits.p_value,
+                          hits.corrected_p_value)
+
+    def details(self) -> Dict[str, Any]:
+        return {"delta": self.estimator.fit_.delta}
+
+
+@register_model("lmm")
+class LinearMixedModel(StatisticalModel):
+    """Mixed-model gene tests (the default when a batch effect is detected)."""
+
+    label = "LMM"
+    compat_constructor = LMM
+    penalty_name = "lamda"
+    tunes_penalty = False
+    fold_dtype = np.float32
+
+    def wrap(self, estimator: Any, covariates: Any) -> FittedModel:
+        return LMMFit(estimator, covariates)
+
+    def analyse(self, data: ProblemData, folds: List[np.ndarray], workers: int = 1
+                ) -> Dict[str, Any]:
+        """CV of the BLUP and FDR selection, and the final fit (threads when ``workers > 1``)."""
+        penalties = self.penalty_grid(())
+        arrays = (data.X, data.y, data.Z, data.gene_names, data.reference, penalties, folds)
+        if workers > 1:
+            # the final fit (the longest task) and the folds run side by side
+            with ThreadPoolExecutor(workers) as pool:
+                final = pool.submit(self.final_fit, data, None)
+                cv = self.cross_validate(*arrays, executor=pool)
+                fitted = final.result()
+        else:
+            cv = self.cross_validate(*arrays)
+            fitted = self.final_fit(data, None)
+        return self.outcome(data, cv, 0, fitted)
+
+    def describe(self, cv: GridCV, chosen: int, fitted: FittedModel) -> Dict[str, Any]:
+        return {**super().describe(cv, chosen, fitted),
+                "fdr_threshold": self.config.fdr_threshold}
