@@ -6,7 +6,8 @@
 batch-effect detection (:mod:`tools.statistics.batch`) -> Lasso path with tuned penalty,
 or LMM path -> final fit on all samples -> the result document of SPEC 2.
 
-The result document is deterministic: genes are ranked with explicit tie
+The result document (:class:`utils.schemas.result.ResultDocument`, validated where it
+is assembled) is deterministic: genes are ranked with explicit tie
 breaks, floats are rounded as :mod:`utils.precision` says, and the document carries
 the fingerprint of its inputs (see :func:`problem_fingerprint`) but no time
 stamp, so identical inputs give identical bytes.
@@ -36,8 +37,8 @@ from tools.statistics.residualize import residualize
 from tools.statistics.standardize import standardize_rows, standardize_transposed
 from tools.statistics.two_step import fit_condition_model, predict_condition, without_regressors
 from utils.errors import InputFileError
-from utils.precision import round_floats
 from utils.problems import Problem, related_genes
+from utils.schemas.result import result_document
 from utils.selection import CLINICAL_COLUMNS, LinkedTableIndex, Selection, select_in_tree
 
 logger = logging.getLogger(__name__)
@@ -265,10 +266,9 @@ def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
         analysis["regressors"] = list(data.regressors)
         analysis["condition_model"] = data.condition_model
     analysis["fingerprint"] = fingerprint
-    document = {"significant_genes": outcome["genes"],
-                "cv_performance": outcome["cv"],
-                "analysis": analysis}
-    return round_floats(document)
+    return result_document({"significant_genes": outcome["genes"],
+                            "cv_performance": outcome["cv"],
+                            "analysis": analysis})
 
 
 # --------------------------------------------------------------------------- end to end
