@@ -175,7 +175,7 @@ def schema_at(model: Type[BaseModel], loc: Sequence[Union[str, int]]) -> Mapping
 
 
 _SCALARS = {"boolean": ["true", "false"], "string": ["a string"], "number": ["a finite number"],
-            "object": ["an object"], "null": ["null"]}
+            "object": ["a JSON object"], "null": ["null"]}
 _PLURALS = {"string": "strings", "number": "finite numbers", "boolean": "true/false values",
             "integer": "integers", "object": "objects"}
 

@@ -58,7 +58,7 @@ class SignificantGenes(StrictModel):
     @model_validator(mode="after")
     def _p_values_in_pairs(self) -> "SignificantGenes":
         if (self.p_value is None) != (self.corrected_p_value is None):
-            raise ValueError("'p_value' and 'corrected_p_value' go together")
+            raise ValueError("must hold both 'p_value' and 'corrected_p_value', or neither")
         return self
 
 
@@ -142,7 +142,7 @@ class GeneListReading(ReadingModel):
     """``significant_genes`` of any result: only ``Variable`` is required."""
 
     variable: List[str] = Field(alias="Variable")
-    coefficient: List[float] = optional_key()
+    coefficient: List[float] = optional_key(alias="Coefficient")
     absolute_coefficient: List[float] = optional_key(alias="Absolute Coefficient")
     p_value: List[float] = optional_key()
     corrected_p_value: List[float] = optional_key()
