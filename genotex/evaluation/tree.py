@@ -121,22 +121,15 @@ class TreeReader:
 
     Parameters
     ----------
-    root : path-like
-        The tree root (holding ``preprocess`` and ``regress``).
-    role : str
-        ``"prediction"`` or ``"reference"`` (used in messages).
-    strict_utf8 : bool
-        Reject invalid UTF-8 instead of decoding it as latin-1.
-    limits : Limits
-        Byte caps.
+    files : ConfinedFiles
+        Access to the tree's files (its root, role, UTF-8 rule and byte caps).
     cohort_aliases : mapping, optional
         Alternative file names of a cohort id (e.g. ``{"Xena": ("TCGA",)}``).
     """
 
-    def __init__(self, root: PathLike, role: str = "prediction", strict_utf8: bool = True,
-                 limits: Limits = Limits(),
+    def __init__(self, files: ConfinedFiles,
                  cohort_aliases: Optional[Mapping[str, Tuple[str, ...]]] = None) -> None:
-        self.files = ConfinedFiles(root, role, strict_utf8, limits)
+        self.files = files
         self.cohort_aliases = dict(cohort_aliases or {})
 
     @property
@@ -258,10 +251,11 @@ class TreeReader:
 
 def prediction_reader(root: PathLike, limits: Limits) -> TreeReader:
     """Reader of a prediction tree: strict UTF-8, capped, ``TCGA`` read as ``Xena``."""
-    return TreeReader(root, "prediction", strict_utf8=True, limits=limits,
-                      cohort_aliases=COHORT_ALIASES)
+    return TreeReader(ConfinedFiles(root, "prediction", strict_utf8=True, limits=limits),
+                      COHORT_ALIASES)
 
 
 def reference_reader(root: PathLike) -> TreeReader:
     """Reader of a reference tree: latin-1 fallback, no practical cap."""
-    return TreeReader(root, "reference", strict_utf8=False, limits=REFERENCE_LIMITS)
+    return TreeReader(ConfinedFiles(root, "reference", strict_utf8=False,
+                                    limits=REFERENCE_LIMITS))

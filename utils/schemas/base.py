@@ -102,20 +102,35 @@ def validate(model: Type[ModelT], data: Any) -> ModelT:
 def first_problem(error: ValidationError, model: Type[BaseModel]) -> str:
     """One sentence describing the first problem of a validation error."""
     details = error.errors(include_url=False)[0]
+    reason = details.get("ctx", {}).get("error", details["msg"])  # a validator's own words
     return describe_problem(details["type"], tuple(details["loc"]), details.get("input"),
-                            details["msg"], model)
+                            str(reason), model)
 
 
-def describe_problem(kind: str, loc: Tuple[Union[str, int], ...], value: Any, text: str,
+def describe_problem(kind: str, loc: Tuple[Union[str, int], ...], value: Any, reason: str,
                      model: Type[BaseModel]) -> str:
-    """Sentence for one pydantic error (``kind`` = its type, ``loc`` = where)."""
+    """Sentence for one pydantic error.
+
+    Parameters
+    ----------
+    kind : str
+        The error type (``missing``, ``bool_type``, ``value_error``, ...).
+    loc : tuple
+        Where in the document (keys and list positions).
+    value : object
+        The value found there.
+    reason : str
+        For ``value_error``: the validator's message, a predicate completing
+        "'<key>' ..." (e.g. ``has 1 values for 2 genes``).
+    model : pydantic model class
+        The model validated against (its JSON Schema says what was expected).
+    """
     where = location(loc)
     if kind == "missing":
         return f"missing key {where}"
     if kind == "extra_forbidden":
         return f"unexpected key {where}"
     if kind in ("value_error", "assertion_error"):
-        reason = text.split(", ", 1)[1] if ", " in text else text
         return f"{where} {reason}" if loc else reason
     expected = join_alternatives(expectations(schema_at(model, loc), _definitions(model)))
     if not loc:
