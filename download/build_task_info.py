@@ -30,9 +30,9 @@ from download.opentargets import (MIN_SCORE, TRAIT_DISEASES, association_files, 
 from download.pairs import PAPER_THRESHOLD, PairRules, build_task_info
 from download.parquet_rows import PARQUET_SUFFIX, verify_parquet
 from utils.errors import InputFileError
-from utils.io import atomic_write_json
 from utils.paths import ProjectPaths, add_path_arguments, paths_from_args
 from utils.problems import load_task_info, normalize_trait
+from utils.schemas.task_info import write_task_info
 from utils.symbols import ENSEMBL_MAP_NAME, companion_map_path, load_gene_map
 
 
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         genes = {trait: entry["related_genes"] for trait, entry in task_info.items()}
         task_info = build_task_info(genes, rules)
     target = Path(args.output) if args.output else paths.task_info
-    atomic_write_json(target, task_info)
+    write_task_info(target, task_info)
     unresolved = [row.trait for row in table if not row.disease_ids]
     empty = [trait for trait, genes in related.items() if not genes]
     print(f"wrote {target}: {len(task_info)} traits, "

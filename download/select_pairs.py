@@ -22,9 +22,9 @@ from download.pairs import (PAPER_THRESHOLD, PairRules, build_task_info, compare
                             format_sweep, threshold_sweep)
 from download.tcga import CANCER_TRAITS, read_cancer_traits
 from utils.errors import InputFileError
-from utils.io import atomic_write_json
 from utils.paths import add_path_arguments, paths_from_args
 from utils.problems import load_task_info
+from utils.schemas.task_info import write_task_info
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,7 +84,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(format_sweep(threshold_sweep(related, ref_conditions, args.sweep, rules)))
     if not args.dry_run:
         target = Path(args.output) if args.output else paths.task_info
-        atomic_write_json(target, rebuilt)
+        write_task_info(target, rebuilt)
         print(f"wrote {target}")
     return 0
 

@@ -61,11 +61,12 @@ from tools.preprocess.tcga import (first_candidate, tcga_age_candidates, tcga_ge
                                    tcga_read_genetic_data, tcga_select_clinical_features)
 from utils.columns import AGE, GENDER, gene_columns
 from utils.errors import InputFileError
-from utils.io import atomic_to_csv, atomic_write_json, read_json
+from utils.io import atomic_to_csv
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, paths_from_args
 from utils.problems import enumerate_problems, load_task_info, result_path
-from utils.selection import usable_cohorts
+from utils.schemas.result import write_result
+from utils.selection import load_cohort_info, usable_cohorts
 
 logger = logging.getLogger("baseline")
 
@@ -200,15 +201,15 @@ def analyse(out: Path, task_info_path: Path) -> int:
     for problem in enumerate_problems(task_info):
         if problem.trait not in rankings:
             info_path = out / "preprocess" / problem.trait / "cohort_info.json"
-            cohorts = usable_cohorts(read_json(info_path)) if info_path.is_file() else {}
+            cohorts = usable_cohorts(load_cohort_info(info_path)) if info_path.is_file() else {}
             best = min(cohorts.values(), key=lambda c: (-c.sample_size, c.cohort), default=None)
             rankings[problem.trait] = None if best is None else correlation_ranking(
                 pd.read_csv(out / "preprocess" / problem.trait / f"{best.cohort}.csv",
                             index_col=0), problem.trait)
         if rankings[problem.trait] is not None:
-            atomic_write_json(result_path(out / "regress", problem),
-                              {"significant_genes": rankings[problem.trait],
-                               "cv_performance": {"prediction": {}, "selection": {}}})
+            write_result(result_path(out / "regress", problem),
+                         {"significant_genes": rankings[problem.trait],
+                          "cv_performance": {"prediction": {}, "selection": {}}})
             written += 1
     return written
 

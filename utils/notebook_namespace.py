@@ -8,6 +8,7 @@ packages re-export the names below through their ``__all__``; nothing else of
 this module is meant to be used.
 """
 
+# ruff: noqa: F401 - every import below is re-exported through __all__
 import gzip
 import io
 import json

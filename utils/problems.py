@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Tuple
 
 from utils.columns import CLINICAL_COLUMNS
 from utils.errors import InputFileError
 from utils.io import PathLike, read_json
+from utils.schemas.base import FormatError
+from utils.schemas.task_info import TaskInfoDict, parse_task_info
 
 NONE_LABEL = "None"
 
@@ -94,30 +96,24 @@ def parse_problem(text: str) -> Problem:
     return Problem(normalize_trait(trait.strip()), condition)
 
 
-def load_task_info(path: PathLike) -> Dict[str, Dict[str, Any]]:
-    """Read and validate ``task_info.json``.
+def load_task_info(path: PathLike) -> TaskInfoDict:
+    """Read and validate ``task_info.json`` (:func:`utils.schemas.task_info.parse_task_info`).
 
     Returns
     -------
     dict
-        ``{trait: {"related_genes": [...], "conditions": [...]}}``.
+        ``{trait: {"related_genes": [...], "conditions": [...]}}`` (a list the file
+        omits is empty; other keys are dropped).
 
     Raises
     ------
     InputFileError
         When the file is not a mapping of traits to the two lists.
     """
-    data = read_json(path)
-    if not isinstance(data, dict):
-        raise InputFileError(path, "task info must be a JSON object {trait: {...}}")
-    for trait, entry in data.items():
-        if not isinstance(entry, dict):
-            raise InputFileError(path, f"entry for trait {trait!r} is not an object")
-        for key in ("related_genes", "conditions"):
-            value = entry.get(key, [])
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise InputFileError(path, f"{trait!r}: {key!r} must be a list of strings")
-    return data
+    try:
+        return parse_task_info(read_json(path))
+    except FormatError as exc:
+        raise InputFileError(path, exc.problem) from None
 
 
 def enumerate_problems(task_info: Mapping[str, Mapping[str, Any]]) -> List[Problem]:

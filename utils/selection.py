@@ -27,7 +27,9 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from utils.columns import AGE, GENDER, gene_columns
 from utils.errors import InputFileError
 from utils.io import PathLike, open_text, read_json
-from utils.problems import Problem
+from utils.problems import Problem, related_genes
+from utils.schemas.base import FormatError
+from utils.schemas.cohort_info import check_cohort_info_root, parse_cohort_info
 
 logger = logging.getLogger(__name__)
 
@@ -76,30 +78,30 @@ class Selection:
 def usable_cohorts(cohort_info: Mapping[str, Any]) -> Dict[str, CohortSummary]:
     """Usable cohorts of a ``cohort_info`` mapping, validated defensively.
 
-    A record counts only if it is an object with ``is_usable`` exactly ``True``
-    and a positive integer ``sample_size``; anything else (including a damaged
-    prediction) is treated as not usable.
+    A record counts only if it is valid (:class:`utils.schemas.cohort_info.CohortRecordReading`:
+    raw, or already parsed), ``is_usable`` is true and ``sample_size`` is positive;
+    anything else (including a damaged prediction) is treated as not usable.
     """
     usable: Dict[str, CohortSummary] = {}
-    for cohort, record in cohort_info.items():
-        if not isinstance(cohort, str) or not isinstance(record, Mapping):
-            continue
-        size = record.get("sample_size")
-        if record.get("is_usable") is not True:
-            continue
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-            continue
-        usable[cohort] = CohortSummary(cohort, size, record.get("has_age") is True,
-                                       record.get("has_gender") is True)
+    for cohort, record in parse_cohort_info(cohort_info).records.items():
+        if record.is_usable and record.sample_size:
+            usable[cohort] = CohortSummary(cohort, record.sample_size, record.has_age is True,
+                                           record.has_gender is True)
     return usable
 
 
 def load_cohort_info(path: PathLike) -> Dict[str, Any]:
-    """Read a ``cohort_info.json``; raises :class:`InputFileError` if unreadable."""
-    data = read_json(path)
-    if not isinstance(data, dict):
-        raise InputFileError(path, "cohort_info must be a JSON object {cohort: record}")
-    return data
+    """Read a ``cohort_info.json`` as ``{cohort: record}`` (records as written).
+
+    Raises
+    ------
+    InputFileError
+        When the file is unreadable or not a JSON object.
+    """
+    try:
+        return check_cohort_info_root(read_json(path))
+    except FormatError as exc:
+        raise InputFileError(path, exc.problem) from None
 
 
 def rank_one_step(cohorts: Mapping[str, CohortSummary],
@@ -268,8 +270,9 @@ def select_in_tree(problem: Problem, preprocess_root: PathLike,
         ``{trait: cohort_info}`` cache to share across problems.
     strict : bool
         ``False`` (evaluating a prediction): an unreadable ``cohort_info.json``
-        or linked table counts as no usable cohort. ``True`` (``regress.py``):
-        it raises :class:`InputFileError` naming the file. Either way a missing
+        or linked table counts as no usable cohort, an invalid record as not
+        usable. ``True`` (``regress.py``): each of them raises
+        :class:`InputFileError` naming the file. Either way a missing
         ``cohort_info.json`` gives a selection whose reason names the file.
 
     Returns
@@ -284,12 +287,18 @@ def select_in_tree(problem: Problem, preprocess_root: PathLike,
         if trait not in cache:
             path = root / trait / COHORT_INFO_NAME
             try:
-                cache[trait] = load_cohort_info(path)
+                reading = parse_cohort_info(load_cohort_info(path))
             except InputFileError as exc:
                 if strict and path.exists():
                     raise
                 logger.info("%s", exc)
                 cache[trait] = {}
+            else:
+                for cohort, reason in reading.problems.items():
+                    if strict:
+                        raise InputFileError(path, f"record of {cohort!r}: {reason}")
+                    logger.warning("%s: record of %r ignored: %s", path, cohort, reason)
+                cache[trait] = reading.records
         return cache[trait]
 
     owners = (problem.trait, problem.condition) if problem.is_two_step else (problem.trait,)
@@ -299,7 +308,6 @@ def select_in_tree(problem: Problem, preprocess_root: PathLike,
         return Selection(problem, reason=f"no {absent[0]}")
     if not problem.is_two_step:
         return select_cohorts(problem, info(problem.trait))
-    entry = task_info.get(problem.condition, {})
-    genes = entry.get("related_genes", []) if isinstance(entry, Mapping) else []
     return select_cohorts(problem, info(problem.trait), info(problem.condition),
-                          genes, index.gene_columns, strict=strict)
+                          related_genes(task_info, problem.condition), index.gene_columns,
+                          strict=strict)

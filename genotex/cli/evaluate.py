@@ -17,7 +17,8 @@ from typing import List, Optional
 
 from genotex.evaluation.evaluator import TASKS, EvaluationSettings, Evaluator, default_jobs
 from genotex.evaluation.report import format_report, write_report
-from genotex.evaluation.tree import MIB, SUBTASKS, Limits
+from genotex.evaluation.tree import SUBTASKS
+from genotex.evaluation.untrusted import MIB, Limits
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, paths_from_args

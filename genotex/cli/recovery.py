@@ -40,10 +40,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         truth = read_json(args.truth or paths.metadata / TRUTH_NAME)
         task_info = load_task_info(paths.task_info)
+        rows = tree_recovery(paths.preprocess, paths.regress, task_info, truth)
     except InputFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    rows = tree_recovery(paths.preprocess, paths.regress, task_info, truth)
     table = category_table(rows)
     if args.per_problem:
         for row in rows:

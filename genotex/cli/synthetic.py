@@ -25,10 +25,11 @@ from genotex.synthetic.genes import build_catalog
 from genotex.synthetic.spec import (COUNT_IDS, PLATFORM_STYLES, SCALES, SOURCES, TRAIT_FIELDS,
                                     TRAIT_KINDS, plan_from_mapping, single_cohort_mapping)
 from utils.errors import InputFileError
-from utils.io import atomic_write_json, file_sha256
+from utils.io import file_sha256
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, paths_from_args
 from utils.problems import load_task_info
+from utils.schemas.task_info import write_task_info
 from utils.symbols import ENTREZ_MAP_NAME, companion_map_path, load_gene_map
 
 TRUTH_NAME = "synthetic_truth.json"
@@ -168,9 +169,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             catalog = build_catalog(plan, sources.synonyms, sources.task_info, sources.entrez,
                                     str(name))
             if args.task_info_out:
-                atomic_write_json(args.task_info_out,
-                                  demo_task_info(plan, sources.task_info, catalog,
-                                                 not args.full_related_genes))
+                write_task_info(args.task_info_out,
+                                demo_task_info(plan, sources.task_info, catalog,
+                                               not args.full_related_genes))
             if args.list_genes:
                 sys.stdout.write("".join(g + "\n" for g in catalog.universe))
                 return 0

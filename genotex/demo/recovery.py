@@ -25,10 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from utils.errors import InputFileError
 from utils.io import read_json
 from utils.metrics import auroc_from_scores, ranking_scores, unique_in_order
 from utils.problems import (ONE_STEP, TWO_STEP, UNCONDITIONAL, Problem, enumerate_problems,
                             result_path)
+from utils.schemas.base import FormatError
+from utils.schemas.result import parse_result
 from utils.selection import LinkedTableIndex, select_in_tree
 
 CATEGORIES = (UNCONDITIONAL, ONE_STEP, TWO_STEP)
@@ -72,12 +75,20 @@ def planted_genes(truth: Mapping[str, Any], trait: str) -> List[str]:
 
 
 def predicted_genes(path: Path) -> Optional[List[str]]:
-    """Ranked genes of a regression JSON; None when the file is absent."""
+    """Ranked genes of a regression JSON; None when the file is absent.
+
+    Raises
+    ------
+    InputFileError
+        When the file is not a valid result (:func:`utils.schemas.result.parse_result`).
+    """
     if not path.is_file():
         return None
-    document = read_json(path)
-    genes = document.get("significant_genes", {}).get("Variable", [])
-    return unique_in_order(str(gene) for gene in genes)
+    try:
+        result = parse_result(read_json(path))
+    except FormatError as exc:
+        raise InputFileError(path, exc.problem) from None
+    return unique_in_order(result.significant_genes.variable)
 
 
 def problem_recovery(problem: Problem, preprocess_root: Path, regress_root: Path,

@@ -1,4 +1,8 @@
-"""Presentation of an evaluation report: text table, JSON file and per-task CSVs."""
+"""Presentation of an evaluation report: text table, JSON file and per-task CSVs.
+
+The JSON file follows :class:`utils.schemas.report.EvaluationReport`: the report is
+validated against it (after NaN becomes null) before anything is written.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,13 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import pandas as pd
 
-from genotex.evaluation.evaluator import OVERALL, TABLE_METRICS
-from genotex.evaluation.tree import STATUSES
+from genotex.evaluation.preprocessing import TABLE_METRICS
+from genotex.evaluation.statuses import STATUSES
+from genotex.evaluation.summary import OVERALL
 from utils.io import PathLike, atomic_to_csv, atomic_write_json
 from utils.metrics import GENE_METRICS
 from utils.problems import CATEGORIES
+from utils.schemas.report import report_document
 
 GENE_HEADINGS = {"precision": "precision", "recall": "recall", "f1": "F1",
                  "jaccard": "Jaccard", "auroc": "AUROC", "gsea_es": "GSEA ES"}
@@ -69,9 +75,16 @@ def write_report(report: Mapping[str, Any], path: PathLike) -> List[Path]:
     -------
     list of pathlib.Path
         Every file written, JSON first.
+
+    Raises
+    ------
+    utils.schemas.base.FormatError
+        When the report does not follow :class:`utils.schemas.report.EvaluationReport`
+        (nothing is written).
     """
     target = Path(path)
-    atomic_write_json(target, json_ready(report), indent=2)
+    document = report_document(json_ready(report))
+    atomic_write_json(target, document, indent=2)
     written = [target]
     stem = target.with_suffix("") if target.suffix == ".json" else target
     for name, table in item_tables(report).items():

@@ -38,11 +38,12 @@ from threadpoolctl import threadpool_limits
 from tools.statistics.cohort_cache import CohortCache
 from tools.statistics.engine import ENGINE, AnalysisConfig, ProblemOutcome, run_problem
 from utils.errors import InputFileError
-from utils.io import atomic_write_json, read_json
+from utils.io import read_json
 from utils.logs import LOG_FORMAT
 from utils.logs import progress as progress_bar
 from utils.problems import Problem, load_task_info, result_path
 from utils.runtime import available_cores, exit_when_parent_dies
+from utils.schemas.result import stored_provenance, write_result
 from utils.selection import COHORT_INFO_NAME, LinkedTableIndex
 
 logger = logging.getLogger(__name__)
@@ -235,15 +236,11 @@ def stored_fingerprint(path: Path) -> Optional[str]:
     if not path.is_file():
         return None
     try:
-        document = read_json(path)
+        stamp = stored_provenance(read_json(path))
     except InputFileError:
         return None
-    analysis = document.get("analysis") if isinstance(document, dict) else None
     engine_family = ENGINE.split("/")[0]
-    if isinstance(analysis, dict) and str(analysis.get("engine", "")).startswith(engine_family):
-        value = analysis.get("fingerprint")
-        return value if isinstance(value, str) else None
-    return None
+    return stamp.fingerprint if stamp and stamp.engine.startswith(engine_family) else None
 
 
 def _settle(outcome: ProblemOutcome, settings: RunSettings, summary: "RunSummary") -> None:
@@ -254,7 +251,7 @@ def _settle(outcome: ProblemOutcome, settings: RunSettings, summary: "RunSummary
     """
     path = result_path(settings.regress_root, outcome.problem)
     if outcome.status == "done":
-        atomic_write_json(path, outcome.document)
+        write_result(path, outcome.document)
         outcome.document = None
         logger.info("%s: done in %.2f s -> %s", outcome.problem, outcome.seconds, path)
         return

@@ -6,8 +6,14 @@ import json
 
 import pytest
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from utils.errors import InputFileError
 from utils.problems import Problem
-from utils.selection import LinkedTableIndex, select_cohorts, select_in_tree, usable_cohorts
+from utils.columns import gene_columns
+from utils.selection import (LinkedTableIndex, select_cohorts, select_in_tree,
+                             usable_cohorts)
 
 
 def record(size, usable=True, age=False, gender=False):
@@ -75,3 +81,18 @@ def test_select_in_tree_reads_headers_once(tmp_path):
 def test_two_step_requires_column_reader():
     with pytest.raises(ValueError):
         select_cohorts(Problem("T", "C"), {"a": record(1)}, {"b": record(1)}, ["G"])
+
+
+@given(st.lists(st.sampled_from(["T", "Age", "Gender", "G1", "G2", "G3"]), max_size=8))
+def test_gene_columns_drops_trait_age_and_gender_anywhere(columns):
+    assert gene_columns(columns, "T") == [c for c in columns if c not in ("T", "Age", "Gender")]
+
+
+def test_invalid_record_is_ignored_when_evaluating_and_fails_regress(tmp_path):
+    root = tmp_path / "preprocess"
+    (root / "T").mkdir(parents=True)
+    info = root / "T" / "cohort_info.json"
+    info.write_text(json.dumps({"GSE1": record(20), "GSE2": {**record(90), "has_age": "yes"}}))
+    assert select_in_tree(Problem("T"), root, {}).cohorts == ("GSE1",)
+    with pytest.raises(InputFileError, match="record of 'GSE2': 'has_age' must be true, false"):
+        select_in_tree(Problem("T"), root, {}, strict=True)

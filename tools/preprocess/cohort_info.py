@@ -1,9 +1,9 @@
 """``cohort_info.json`` records (SPEC 4.8).
 
 ``output/preprocess/<Trait>/cohort_info.json`` maps each cohort id to a record
-with the keys, in this order: ``is_usable``, ``is_gene_available``,
-``is_trait_available``, ``is_available``, ``is_biased``, ``has_age``,
-``has_gender``, ``sample_size``, ``note``.
+(:class:`utils.schemas.cohort_info.CohortRecord`) with the keys, in this order:
+``is_usable``, ``is_gene_available``, ``is_trait_available``, ``is_available``,
+``is_biased``, ``has_age``, ``has_gender``, ``sample_size``, ``note``.
 
 * Early stop (no gene data or no trait): the availability flags it has,
   ``is_usable`` / ``is_available`` false, ``null`` for ``is_biased``,
@@ -22,26 +22,30 @@ never sees a half-written file. The lock file lives outside the tree
 (:func:`utils.io.locked`) and the atomic writer clears temporary files that a
 killed writer left, so the folder holds only the files of SPEC section 2.
 Records are written sorted by cohort id, so the file does not depend on which
-run finished first. An existing file that is not a valid JSON object is never
-overwritten: the write fails naming the file.
+run finished first. An existing file that is not a valid JSON object, or that
+holds a record that is not a valid record, is never overwritten: the write
+fails naming the file (and the cohort).
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Optional
 
 import pandas as pd
 
 from utils.columns import AGE, GENDER, gene_columns
+from utils.errors import InputFileError
 from utils.io import PathLike, atomic_write_json, locked
+from utils.schemas.base import FormatError
+from utils.schemas.cohort_info import RECORD_KEYS, CohortRecord, cohort_info_document
 from utils.selection import load_cohort_info
 
 logger = logging.getLogger(__name__)
 
-RECORD_KEYS = ("is_usable", "is_gene_available", "is_trait_available", "is_available",
-               "is_biased", "has_age", "has_gender", "sample_size", "note")
+__all__ = ["RECORD_KEYS", "early_stop_record", "final_record", "save_cohort_record",
+           "validate_and_save_cohort_info"]
 
 
 def _trait_column(df: pd.DataFrame, info_path: PathLike) -> Optional[str]:
@@ -53,43 +57,36 @@ def _trait_column(df: pd.DataFrame, info_path: PathLike) -> Optional[str]:
 
 
 def early_stop_record(is_gene_available: bool, is_trait_available: bool,
-                      note: str = "") -> Dict[str, Any]:
+                      note: str = "") -> CohortRecord:
     """Record of a cohort that stopped before linking (a flag is false)."""
-    record = dict.fromkeys(RECORD_KEYS)
-    record.update(is_usable=False, is_gene_available=bool(is_gene_available),
-                  is_trait_available=bool(is_trait_available), is_available=False,
-                  note=str(note or ""))
-    return record
+    return CohortRecord(is_usable=False, is_gene_available=bool(is_gene_available),
+                        is_trait_available=bool(is_trait_available), is_available=False,
+                        is_biased=None, has_age=None, has_gender=None, sample_size=None,
+                        note=str(note or ""))
 
 
 def final_record(is_gene_available: bool, is_trait_available: bool, is_biased: bool,
-                 df: pd.DataFrame, trait: Optional[str], note: str = "") -> Dict[str, Any]:
+                 df: pd.DataFrame, trait: Optional[str], note: str = "") -> CohortRecord:
     """Record of a cohort whose final linked table is ``df``."""
     notes = [str(note)] if note else []
     if len(df) == 0:
         notes.append("final linked table has no rows")
         record = early_stop_record(False, is_trait_available, "; ".join(notes))
-        record["sample_size"] = 0
-        return record
+        return record.model_copy(update={"sample_size": 0})
     gene_ok = bool(is_gene_available)
     if not gene_columns(df.columns, trait):
         gene_ok = False
         notes.append("final linked table has no gene columns")
     is_available = gene_ok and bool(is_trait_available)
-    return {
-        "is_usable": is_available and not bool(is_biased),
-        "is_gene_available": gene_ok,
-        "is_trait_available": bool(is_trait_available),
-        "is_available": is_available,
-        "is_biased": bool(is_biased),
-        "has_age": AGE in df.columns,
-        "has_gender": GENDER in df.columns,
-        "sample_size": int(len(df)),
-        "note": "; ".join(notes),
-    }
+    return CohortRecord(is_usable=is_available and not bool(is_biased),
+                        is_gene_available=gene_ok,
+                        is_trait_available=bool(is_trait_available),
+                        is_available=is_available, is_biased=bool(is_biased),
+                        has_age=AGE in df.columns, has_gender=GENDER in df.columns,
+                        sample_size=int(len(df)), note="; ".join(notes))
 
 
-def save_cohort_record(info_path: PathLike, cohort: str, record: Dict[str, Any]) -> None:
+def save_cohort_record(info_path: PathLike, cohort: str, record: CohortRecord) -> None:
     """Insert or replace one record of a ``cohort_info.json``, safely.
 
     Parameters
@@ -97,19 +94,24 @@ def save_cohort_record(info_path: PathLike, cohort: str, record: Dict[str, Any])
     info_path : path-like
         The JSON file (created with its folder when missing).
     cohort : str
-    record : dict
+    record : CohortRecord
 
     Raises
     ------
     utils.errors.InputFileError
-        When the existing file is not a valid JSON object (left untouched).
+        When the existing file is not a valid JSON object, or one of its records
+        is not a valid record (the file is left untouched).
     """
     path = Path(info_path)
     with locked(path):
         records = load_cohort_info(path) if path.exists() else {}
         records[str(cohort)] = record
-        atomic_write_json(path, {key: records[key] for key in sorted(records)})
-    logger.info("%s: recorded %s (usable: %s)", path, cohort, record.get("is_usable"))
+        try:
+            document = cohort_info_document(records)
+        except FormatError as exc:
+            raise InputFileError(path, exc.problem) from None
+        atomic_write_json(path, document)
+    logger.info("%s: recorded %s (usable: %s)", path, cohort, record.is_usable)
 
 
 def validate_and_save_cohort_info(is_final: bool, cohort: str, info_path: PathLike,
@@ -155,4 +157,4 @@ def validate_and_save_cohort_info(is_final: bool, cohort: str, info_path: PathLi
     record = final_record(is_gene_available, is_trait_available, is_biased, df,
                           _trait_column(df, info_path), note)
     save_cohort_record(info_path, cohort, record)
-    return record["is_usable"]
+    return record.is_usable

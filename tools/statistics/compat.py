@@ -33,11 +33,11 @@ from tools.statistics.models import FittedModel, StatisticalModel, model_for_con
 from tools.statistics.residualize import CovariateFit, as_matrix
 from tools.statistics.standardize import standardize_rows
 from utils.columns import is_binary
-from utils.io import PathLike, atomic_write_json
+from utils.io import PathLike
 from utils.paths import default_task_info_path
-from utils.precision import round_floats
 from utils.problems import (NONE_LABEL, Problem, load_task_info, normalize_trait, related_genes,
                             result_path)
+from utils.schemas.result import write_result
 from utils.selection import (LinkedTableIndex, load_cohort_info, rank_one_step, select_in_tree,
                              shared_regressors, usable_cohorts)
 
@@ -328,14 +328,20 @@ def save_result(significant_genes: Dict[str, list], performance: Dict[str, Any],
                 output_root: PathLike, trait: str, condition: Optional[str] = None) -> Path:
     """Write ``<output_root>/<Trait>/significant_genes_condition_<C>.json`` atomically.
 
+    The document (:class:`utils.schemas.result.ResultDocument`) is validated first.
+
     Returns
     -------
     pathlib.Path
         The file written.
+
+    Raises
+    ------
+    utils.schemas.base.FormatError
+        When ``significant_genes`` or ``performance`` do not follow SPEC 2 (the
+        message names the key).
     """
     condition = None if condition in (None, NONE_LABEL) else condition
     path = result_path(output_root, Problem(normalize_trait(trait), condition))
-    document = round_floats({"significant_genes": significant_genes,
-                             "cv_performance": performance})
-    atomic_write_json(path, document)
+    write_result(path, {"significant_genes": significant_genes, "cv_performance": performance})
     return path

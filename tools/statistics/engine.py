@@ -8,7 +8,8 @@ batch-effect detection (:mod:`tools.statistics.batch`) -> the model
 batch effect -> LMM path, else Lasso path with tuned penalty) cross-validated and
 fitted on all samples -> the result document of SPEC 2.
 
-The result document is deterministic: genes are ranked with explicit tie
+The result document (:class:`utils.schemas.result.ResultDocument`, validated where it
+is assembled) is deterministic: genes are ranked with explicit tie
 breaks, floats are rounded as :mod:`utils.precision` says, and the document carries
 the fingerprint of its inputs (see :func:`problem_fingerprint`) but no time
 stamp, so identical inputs give identical bytes.
@@ -33,8 +34,8 @@ from tools.statistics.models import resolve_model
 from tools.statistics.two_step import fit_condition_model, predict_condition, without_regressors
 from utils.columns import gene_columns, is_binary
 from utils.errors import InputFileError
-from utils.precision import round_floats
 from utils.problems import Problem, related_genes
+from utils.schemas.result import result_document
 from utils.selection import LinkedTableIndex, Selection, select_in_tree
 
 logger = logging.getLogger(__name__)
@@ -153,10 +154,9 @@ def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
         analysis["regressors"] = list(data.regressors)
         analysis["condition_model"] = data.condition_model
     analysis["fingerprint"] = fingerprint
-    document = {"significant_genes": outcome["genes"],
-                "cv_performance": outcome["cv"],
-                "analysis": analysis}
-    return round_floats(document)
+    return result_document({"significant_genes": outcome["genes"],
+                            "cv_performance": outcome["cv"],
+                            "analysis": analysis})
 
 
 # --------------------------------------------------------------------------- end to end

@@ -11,7 +11,7 @@ import pytest
 from tests.regress_fixtures import small_benchmark
 
 from genotex.cli import regress
-from genotex.regress.runner import RunSettings, analyse_group, run_problems
+from genotex.regress.runner import RunSettings, analyse_group, run_problems, stored_fingerprint
 from utils.problems import Problem, enumerate_problems, load_task_info
 
 from tests.conftest import REPO_ROOT as _ROOT
@@ -161,6 +161,30 @@ def test_a_corrupt_cohort_info_fails_its_problems_naming_the_file(tree, capsys):
     assert f"Obesity|None: InputFileError: {info}" in out
     assert f"Asthma|Obesity: InputFileError: {info}" in out
     assert "no usable cohort" not in out.split("failed:")[-1]
+
+
+def test_an_invalid_cohort_record_fails_its_problems_naming_file_and_cohort(tree, capsys):
+    info = tree["preprocess"] / "Obesity" / "cohort_info.json"
+    records = json.loads(info.read_text())
+    cohort = sorted(records)[0]
+    records[cohort]["sample_size"] = "40"
+    info.write_text(json.dumps(records))
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    assert (f"Obesity|None: InputFileError: {info}: record of {cohort!r}: 'sample_size' must "
+            "be a non-negative integer or null") in out
+
+
+def test_stored_fingerprint_reads_only_this_engines_results(tree):
+    assert _run(tree) == 0
+    path = tree["regress"] / "Obesity" / "significant_genes_condition_None.json"
+    document = json.loads(path.read_text())
+    assert stored_fingerprint(path) == document["analysis"]["fingerprint"]
+    document["analysis"]["engine"] = "other-engine/1"
+    path.write_text(json.dumps(document))
+    assert stored_fingerprint(path) is None
+    path.write_text("{broken")
+    assert stored_fingerprint(path) is None
 
 
 def test_an_unreadable_table_fails_a_two_step_problem_instead_of_switching_pair(tree, capsys):

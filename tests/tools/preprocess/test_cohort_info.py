@@ -152,6 +152,17 @@ def test_damaged_file_is_never_overwritten(tmp_path, content):
     assert path.read_text() == content
 
 
+def test_file_with_an_invalid_record_is_never_overwritten(tmp_path):
+    path = info_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    content = json.dumps({"GSE0": {"is_usable": "yes"}})
+    path.write_text(content)
+    with pytest.raises(InputFileError) as info:
+        validate_and_save_cohort_info(False, "GSE1", path, False, False)
+    assert str(info.value).startswith(f"{path}: record of 'GSE0': ")
+    assert path.read_text() == content
+
+
 def _writer(path: str, worker: int, n_cohorts: int) -> None:
     table = linked(4)
     for i in range(n_cohorts):

@@ -1,0 +1,130 @@
+"""Scoring the preprocessing task (SPEC 6.2): AJ, SJ and CSC of each table.
+
+One item per usable reference cohort and subtask (``gene``, ``clinical``,
+``linked``). Both tables are read as features x samples; a predicted table that
+looks transposed relative to the reference is malformed (it violates the format
+contract). Cohorts are compared in worker processes: :func:`compare_cohort_tables`
+is the unit of work and opens its own readers.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable, Dict, Iterable, List, Sequence, Tuple
+
+from genotex.evaluation.statuses import MALFORMED, OK, REFERENCE_ERROR, ItemError
+from genotex.evaluation.summary import status_counts, summarize
+from genotex.evaluation.tree import LabeledMatrix, TreeReader, prediction_reader, reference_reader
+from genotex.evaluation.untrusted import Limits
+from utils.metrics import failed_table_metrics, table_similarity
+
+logger = logging.getLogger(__name__)
+
+TABLE_METRICS = ("aj", "sj", "csc")
+LAYOUTS = {"gene": "genes (rows) x samples (columns)",
+           "clinical": "features (rows) x samples (columns)",
+           "linked": "samples (rows) x features (columns)"}
+#: ``(prediction root, reference root, limits, trait, cohort, subtasks)``.
+CohortJob = Tuple[str, str, Limits, str, str, Tuple[str, ...]]
+Progress = Callable[[Iterable, int, str], Iterable]
+
+
+def check_orientation(predicted: LabeledMatrix, reference: LabeledMatrix,
+                      layout: str) -> None:
+    """Refuse a predicted table that looks transposed relative to the reference.
+
+    A table is called transposed when its row and column labels overlap the
+    reference's swapped roles more than its own roles.
+
+    Raises
+    ------
+    ItemError
+        ``malformed`` naming the expected layout.
+    """
+    ref_features, ref_samples = set(reference.features), set(reference.samples)
+    straight = (len(ref_features.intersection(predicted.features))
+                + len(ref_samples.intersection(predicted.samples)))
+    swapped = (len(ref_samples.intersection(predicted.features))
+               + len(ref_features.intersection(predicted.samples)))
+    if swapped > straight:
+        raise ItemError(predicted.path, MALFORMED, f"table looks transposed: expected {layout}")
+
+
+def compare_table(pred: TreeReader, ref: TreeReader, trait: str, cohort: str,
+                  subtask: str) -> Dict[str, Any]:
+    """Compare one predicted table with its reference; never raises on bad input.
+
+    Returns
+    -------
+    dict
+        ``trait``, ``cohort``, ``subtask``, ``status``, ``aj``, ``sj``, ``csc``
+        (percent), ``correlation``, ``common_features``, ``common_samples``,
+        ``correlated_features``, ``message``, ``bytes_read``.
+    """
+    item: Dict[str, Any] = {"trait": trait, "cohort": cohort, "subtask": subtask,
+                            "status": OK, **failed_table_metrics(), "correlation": 0.0,
+                            "common_features": 0, "common_samples": 0,
+                            "correlated_features": 0, "message": "", "bytes_read": 0}
+    try:
+        reference = ref.table(trait, cohort, subtask)
+    except ItemError as exc:
+        logger.warning("reference table unusable: %s", exc)
+        item.update(dict.fromkeys(("aj", "sj", "csc", "correlation"), float("nan")),
+                    status=REFERENCE_ERROR, message=str(exc))
+        return item
+    item["bytes_read"] = reference.nbytes
+    try:
+        predicted = pred.table(trait, cohort, subtask,
+                               cap=pred.limits.table_cap(reference.nbytes))
+        check_orientation(predicted, reference, LAYOUTS[subtask])
+    except ItemError as exc:
+        item.update(status=exc.status, message=str(exc))
+        return item
+    scores = table_similarity(reference.features, reference.samples, reference.values,
+                              predicted.features, predicted.samples, predicted.values)
+    notes = list(predicted.notes)
+    if scores["common_features"] == 0:
+        notes.append("no feature label in common with the reference")
+    if scores["common_samples"] == 0:
+        notes.append("no sample id in common with the reference")
+    item.update(scores, message=f"{predicted.path}: {'; '.join(notes)}" if notes else "",
+                bytes_read=reference.nbytes + predicted.nbytes)
+    return item
+
+
+def compare_cohort_tables(pred_root: str, ref_root: str, limits: Limits, trait: str,
+                          cohort: str, subtasks: Sequence[str]) -> List[Dict[str, Any]]:
+    """Compare every requested table of one cohort (a unit of parallel work)."""
+    pred = prediction_reader(pred_root, limits)
+    ref = reference_reader(ref_root)
+    return [compare_table(pred, ref, trait, cohort, subtask) for subtask in subtasks]
+
+
+def _compare_job(job: CohortJob) -> List[Dict[str, Any]]:
+    return compare_cohort_tables(*job)
+
+
+def run_jobs(jobs: List[CohortJob], workers: int, progress: Progress
+             ) -> List[List[Dict[str, Any]]]:
+    """:func:`compare_cohort_tables` of every job, in job order (``workers`` processes)."""
+    workers = max(1, min(workers, len(jobs)))
+    if workers == 1:
+        return [compare_cohort_tables(*job) for job in progress(jobs, len(jobs), "preprocessing")]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        mapped = pool.map(_compare_job, jobs, chunksize=1)
+        return list(progress(mapped, len(jobs), "preprocessing"))
+
+
+def preprocessing_report(results: List[List[Dict[str, Any]]], subtasks: Sequence[str]
+                         ) -> Dict[str, Any]:
+    """Per-subtask summaries (reference errors left out of the means) and ``bytes_read``."""
+    report: Dict[str, Any] = {}
+    for subtask in subtasks:
+        items = [item for batch in results for item in batch if item["subtask"] == subtask]
+        scored = [i for i in items if i["status"] != REFERENCE_ERROR]
+        report[subtask] = {"summary": {**summarize(scored, TABLE_METRICS),
+                                       "cohorts": len(scored)},
+                           "status_counts": status_counts(items), "cohorts": items}
+    report["bytes_read"] = sum(item["bytes_read"] for batch in results for item in batch)
+    return report

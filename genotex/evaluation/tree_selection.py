@@ -1,0 +1,175 @@
+"""Cohort selection (SPEC 5.2) on one evaluated tree, with what went wrong reading it.
+
+The selection rule is :func:`utils.selection.select_cohorts`, the function
+``regress.py`` uses, so the evaluator and the analysis can never disagree. This
+module only feeds it what one tree holds, read defensively:
+
+* records of ``cohort_info.json`` that are not valid are left out (never usable),
+  and the file's status (or the first bad record) is kept for the items' status;
+* linked-table headers are read once through the tree's :class:`TreeReader`
+  (:class:`LinkedHeaders`); a header that cannot be read makes its cohort pairs
+  unusable, and the error is kept for the problem's status.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Mapping, Tuple, Union
+
+from genotex.evaluation.statuses import OK, ItemError
+from genotex.evaluation.tree import TreeReader
+from utils.problems import Problem, related_genes
+from utils.schemas.cohort_info import CohortInfoReading, CohortRecordReading
+from utils.columns import gene_columns
+from utils.selection import Selection, select_cohorts
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class CohortInfoState:
+    """One tree's ``cohort_info.json`` of a trait.
+
+    Attributes
+    ----------
+    reading : CohortInfoReading
+        Valid records and the problems of the others.
+    status, message : str
+        The file's status (``ok``, ``missing``, ``malformed``, ``empty``) and why.
+    """
+
+    reading: CohortInfoReading = field(default_factory=CohortInfoReading)
+    status: str = OK
+    message: str = ""
+
+    @property
+    def valid(self) -> Dict[str, CohortRecordReading]:
+        """``{cohort: record}`` of the valid records."""
+        return self.reading.records
+
+    @property
+    def bad(self) -> Dict[str, str]:
+        """``{cohort: problem}`` of the invalid records."""
+        return self.reading.problems
+
+
+class LinkedHeaders:
+    """Linked-table headers of one tree, each file read once (failures cached too).
+
+    Parameters
+    ----------
+    reader : TreeReader
+    """
+
+    def __init__(self, reader: TreeReader) -> None:
+        self.reader = reader
+        self._headers: Dict[Tuple[str, str], Union[List[str], ItemError]] = {}
+        self._genes: Dict[Tuple[str, str], List[str]] = {}
+        self._sets: Dict[Tuple[str, str], frozenset] = {}
+
+    def header(self, trait: str, cohort: str) -> List[str]:
+        """Column labels after the sample-id column; raises the cached :class:`ItemError`."""
+        key = (trait, cohort)
+        if key not in self._headers:
+            try:
+                self._headers[key] = self.reader.linked_header(trait, cohort)
+            except ItemError as exc:
+                self._headers[key] = exc
+        value = self._headers[key]
+        if isinstance(value, ItemError):
+            raise value
+        return value
+
+    def gene_columns(self, trait: str, cohort: str) -> List[str]:
+        """Header minus the trait, Age and Gender columns (cached)."""
+        key = (trait, cohort)
+        if key not in self._genes:
+            self._genes[key] = gene_columns(self.header(trait, cohort), trait)
+        return self._genes[key]
+
+    def gene_set(self, trait: str, cohort: str) -> frozenset:
+        """:meth:`gene_columns` as a frozenset (cached; cheap to intersect)."""
+        key = (trait, cohort)
+        if key not in self._sets:
+            self._sets[key] = frozenset(self.gene_columns(trait, cohort))
+        return self._sets[key]
+
+
+class TreeSelections:
+    """SPEC 5.2 selections of one tree, each computed once.
+
+    Parameters
+    ----------
+    reader : TreeReader
+    task_info : mapping
+        The problem set (the condition's related genes of two-step problems).
+    """
+
+    def __init__(self, reader: TreeReader, task_info: Mapping[str, Mapping]) -> None:
+        self.reader = reader
+        self.task_info = task_info
+        self.headers = LinkedHeaders(reader)
+        self._info: Dict[str, CohortInfoState] = {}
+        self._selections: Dict[Problem, Selection] = {}
+        self._errors: Dict[Problem, List[ItemError]] = {}
+
+    def cohort_info(self, trait: str) -> CohortInfoState:
+        """The trait's ``cohort_info.json``, read once, with its status."""
+        if trait not in self._info:
+            try:
+                state = CohortInfoState(self.reader.cohort_info(trait))
+            except ItemError as exc:
+                state = CohortInfoState(status=exc.status, message=str(exc))
+            for cohort, problem in state.bad.items():
+                logger.info("%s: record of %r ignored: %s", self.reader.cohort_info_path(trait),
+                            cohort, problem)
+            self._info[trait] = state
+        return self._info[trait]
+
+    def valid_records(self) -> Iterator[Tuple[str, str, CohortRecordReading]]:
+        """``(trait, cohort, record)`` of every valid record of the tree, sorted.
+
+        Traits whose ``cohort_info.json`` is unusable are skipped with a warning.
+        """
+        for trait in self.reader.traits_with_cohort_info():
+            state = self.cohort_info(trait)
+            if state.status != OK:
+                logger.warning("%s skipped: %s", self.reader.role, state.message)
+                continue
+            for cohort in sorted(state.valid):
+                yield trait, cohort, state.valid[cohort]
+
+    def select(self, problem: Problem) -> Selection:
+        """The cohort (or pair) selected for ``problem`` on this tree (cached)."""
+        if problem not in self._selections:
+            errors: List[ItemError] = []
+
+            def gene_columns(trait: str, cohort: str) -> frozenset:
+                try:
+                    return self.headers.gene_set(trait, cohort)
+                except ItemError as exc:
+                    errors.append(exc)
+                    raise
+
+            trait_records = self.cohort_info(problem.trait).valid
+            if problem.is_two_step:
+                result = select_cohorts(problem, trait_records,
+                                        self.cohort_info(problem.condition).valid,
+                                        related_genes(self.task_info, problem.condition),
+                                        gene_columns)
+            else:
+                result = select_cohorts(problem, trait_records)
+            self._selections[problem] = result
+            self._errors[problem] = errors
+        return self._selections[problem]
+
+    def errors(self, problem: Problem) -> List[ItemError]:
+        """Linked tables that could not be read while selecting for ``problem``."""
+        self.select(problem)
+        return self._errors[problem]
+
+    def analysed_tables(self, problem: Problem) -> List[Tuple[str, str]]:
+        """``(trait, cohort)`` of the linked tables ``problem`` is analysed on here."""
+        traits = [problem.trait] + ([problem.condition] if problem.is_two_step else [])
+        return list(zip(traits, self.select(problem).cohorts))

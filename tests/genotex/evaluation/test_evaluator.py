@@ -1,0 +1,122 @@
+"""The evaluator end to end (genotex.evaluation.evaluator): perfect self-evaluation,
+categories, tolerated variations of a prediction tree.
+
+A tiny reference tree is written by ``tests/eval_tree_builder.py``; prediction
+trees are copies of it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from genotex.evaluation.statuses import OK
+from tests.eval_tree_builder import SIGNIFICANT, write_tree
+from tests.genotex.evaluation.helpers import (PARTS, copy_tree, evaluate, items_by_key, same,
+                                              write_json)
+
+
+def test_reference_against_itself_is_perfect(ref_root):
+    report = evaluate(ref_root, ref_root)
+    filtering = report["selection"]["filtering"]["summary"]
+    assert (filtering["f1"], filtering["precision"], filtering["recall"],
+            filtering["accuracy"]) == (100.0, 100.0, 100.0, 100.0)
+    assert filtering["n"] == 6 and filtering["tp"] == 5 and filtering["tn"] == 1
+    for block in report["selection"]["dataset_selection"]["summary"].values():
+        assert block["mean"] == 100.0
+    assert report["selection"]["dataset_selection"]["summary"]["overall"]["n"] == 6
+    for subtask in ("gene", "clinical", "linked"):
+        summary = report["preprocessing"][subtask]["summary"]
+        assert summary["cohorts"] == 5
+        assert summary["aj"]["mean"] == summary["sj"]["mean"] == 100.0
+        assert summary["csc"]["mean"] == pytest.approx(100.0)
+    overall = report["analysis"]["summary"]["overall"]
+    assert overall["success_rate"] == 100.0 and overall["problems"] == 6
+    for metric in ("precision", "recall", "f1", "jaccard"):
+        assert overall[metric] == {"mean": 100.0, "n": 6}
+    # Trait_A|Gender has an empty reference: AUROC/ES undefined there (n = 5)
+    assert overall["auroc"] == {"mean": 1.0, "n": 5}
+    assert overall["gsea_es"]["mean"] == pytest.approx(1.0) and overall["gsea_es"]["n"] == 5
+    prediction = report["analysis"]["trait_prediction"]["predicted"]["overall"]
+    assert prediction["accuracy"] == {"mean": 80.0, "n": 6}
+
+
+GENE_LISTS = st.lists(st.sampled_from([f"GENE{i}" for i in range(1, 31)] + ["OTHER1"]),
+                      unique=True, max_size=8)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.fixed_dictionaries({key: GENE_LISTS for key in SIGNIFICANT}))
+def test_self_evaluation_is_perfect_property(significant):
+    # any reference (random gene lists, some outside the universe, some empty) scores
+    # perfectly against itself on every task
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        ref = write_tree(Path(folder) / "ref", significant=significant)
+        report = evaluate(ref, ref)
+    assert report["selection"]["filtering"]["summary"]["f1"] == 100.0
+    assert report["selection"]["dataset_selection"]["summary"]["overall"]["mean"] == 100.0
+    for subtask in ("gene", "clinical", "linked"):
+        summary = report["preprocessing"][subtask]["summary"]
+        assert summary["aj"]["mean"] == summary["sj"]["mean"] == 100.0
+        assert summary["csc"]["mean"] == pytest.approx(100.0)
+    for item in report["analysis"]["problems"]:
+        assert item["status"] == OK
+        assert all(item[m] == 100.0 for m in ("precision", "recall", "f1", "jaccard"))
+        assert math.isnan(item["auroc"]) or item["auroc"] == 1.0
+        assert math.isnan(item["gsea_es"]) or item["gsea_es"] == pytest.approx(1.0)
+        assert math.isnan(item["auroc"]) == (item["reference_genes"] == 0)
+
+
+def test_categories_and_denominators(ref_root):
+    summary = evaluate(ref_root, ref_root, tasks=("analysis",))["analysis"]["summary"]
+    assert summary["unconditional"]["problems"] == 2
+    assert summary["conditional one-step"]["problems"] == 3
+    assert summary["two-step"]["problems"] == 1
+    assert summary["conditional one-step"]["auroc"]["n"] == 2  # Gender reference is empty
+
+
+def test_tcga_alias_and_gzip_are_accepted(ref_root, tmp_path, baseline):
+    pred = copy_tree(ref_root, tmp_path)
+    base = pred / "preprocess/Trait_A"
+    for folder in (base / "gene_data", base / "clinical_data", base):
+        (folder / "Xena.csv").rename(folder / "TCGA.csv")
+    info = json.loads((base / "cohort_info.json").read_text())
+    info["TCGA"] = info.pop("Xena")
+    write_json(base / "cohort_info.json", info)
+    for path in (base / "gene_data/GSE100.csv",
+                 pred / "regress/Trait_A/significant_genes_condition_None.json"):
+        path.write_bytes(gzip.compress(path.read_bytes()))
+    report = evaluate(pred, ref_root)
+    keyed, expected = items_by_key(report), items_by_key(baseline)
+    for part in PARTS:
+        assert same(keyed[part], expected[part]), part
+
+
+def test_gene_case_and_order_do_not_matter(ref_root, tmp_path, baseline):
+    pred = copy_tree(ref_root, tmp_path)
+    for path in (pred / "preprocess/Trait_A/gene_data/GSE100.csv",
+                 pred / "preprocess/Trait_A/GSE100.csv"):
+        table = pd.read_csv(path, index_col=0)
+        table = table.iloc[::-1, ::-1]
+        table.index = [str(x).lower() for x in table.index]
+        table.columns = [str(x).lower() for x in table.columns]
+        table.to_csv(path)
+    result = pred / "regress/Trait_A/significant_genes_condition_None.json"
+    obj = json.loads(result.read_text())
+    obj["significant_genes"]["Variable"] = [g.lower() for g in
+                                            obj["significant_genes"]["Variable"]]
+    result.write_text(json.dumps(obj))
+    keyed, expected = items_by_key(evaluate(pred, ref_root)), items_by_key(baseline)
+    for key, item in expected["preprocessing"].items():
+        got = keyed["preprocessing"][key]
+        for metric in ("aj", "sj", "csc"):
+            assert got[metric] == pytest.approx(item[metric], abs=1e-9), key
+    assert same(keyed["analysis"], expected["analysis"])

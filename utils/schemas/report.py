@@ -1,0 +1,208 @@
+"""The evaluation report that ``eval.py --report FILE`` writes (SPEC 6, docs/evaluation.md).
+
+Scores are percentages (0-100; CSC may be negative) except AUROC and the GSEA
+enrichment score (0-1). A score that is undefined (no item to average, a metric
+undefined for a problem) is written as ``null``. :func:`report_document` validates a
+report (NaN already replaced by None) and returns it in schema key order.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Dict, List, Literal, Mapping, Optional
+
+from pydantic import Field
+
+from utils.schemas.base import StrictModel, dump, optional_key, validate
+
+Status = Literal["ok", "missing", "malformed", "empty", "reference-error", "no-reference"]
+Category = Literal["unconditional", "conditional one-step", "two-step"]
+CategoryOrOverall = Literal["unconditional", "conditional one-step", "two-step", "overall"]
+Count = Annotated[int, Field(ge=0)]
+Score = Optional[float]
+StatusCounts = Dict[Status, Count]
+
+
+class Mean(StrictModel):
+    """A mean over the items where the value is defined."""
+
+    mean: Score
+    """Null when ``n`` is 0."""
+    n: Count
+    """How many values were averaged."""
+
+
+class FilteringSummary(StrictModel):
+    """Dataset filtering as binary classification, positive = usable (percent)."""
+
+    f1: float
+    precision: float
+    recall: float
+    accuracy: Score
+    tp: Count
+    fp: Count
+    fn: Count
+    tn: Count
+    n: Count
+
+
+class FilteringItem(StrictModel):
+    """One reference cohort: is it usable?"""
+
+    trait: str
+    cohort: str
+    reference_usable: bool
+    predicted_usable: bool
+    correct: bool
+    status: Status
+    """Status of the prediction's record."""
+    message: str
+
+
+class Filtering(StrictModel):
+    summary: FilteringSummary
+    status_counts: StatusCounts
+    cohorts: List[FilteringItem]
+
+
+class DatasetSelectionItem(StrictModel):
+    """One problem: which cohort (or ``trait+condition`` cohort pair) was selected."""
+
+    trait: str
+    condition: str
+    category: Category
+    reference: Optional[str]
+    predicted: Optional[str]
+    correct: Optional[bool]
+    """Null when the reference selects nothing (the problem is not scored)."""
+    accuracy: Score
+    """100 or 0; null when not scored."""
+    status: Status
+    message: str
+
+
+class DatasetSelection(StrictModel):
+    summary: Dict[CategoryOrOverall, Mean]
+    """Accuracy (percent) by problem category."""
+    status_counts: StatusCounts
+    problems: List[DatasetSelectionItem]
+
+
+class Selection(StrictModel):
+    filtering: Filtering
+    dataset_selection: DatasetSelection
+
+
+class TableItem(StrictModel):
+    """One table of one usable reference cohort."""
+
+    trait: str
+    cohort: str
+    subtask: Literal["gene", "clinical", "linked"]
+    status: Status
+    aj: Score
+    """Attribute Jaccard (percent)."""
+    sj: Score
+    """Sample Jaccard (percent)."""
+    csc: Score
+    """Composite similarity correlation AJ x SJ x mean correlation (percent)."""
+    correlation: Score
+    """Mean Pearson correlation of the comparable features."""
+    common_features: Count
+    common_samples: Count
+    correlated_features: Count
+    message: str
+    bytes_read: Count
+
+
+class TableSummary(StrictModel):
+    aj: Mean
+    sj: Mean
+    csc: Mean
+    cohorts: Count
+    """Items scored (reference errors left out)."""
+
+
+class Subtask(StrictModel):
+    summary: TableSummary
+    status_counts: StatusCounts
+    cohorts: List[TableItem]
+
+
+class Preprocessing(StrictModel):
+    gene: Subtask = optional_key("Gene tables (genes x samples).")
+    clinical: Subtask = optional_key("Clinical tables (features x samples).")
+    linked: Subtask = optional_key("Linked tables (samples x features).")
+    bytes_read: Count
+    """CSV bytes parsed (reference and prediction, after decompression)."""
+
+
+class AnalysisItem(StrictModel):
+    """One problem's ranked gene list against the reference."""
+
+    trait: str
+    condition: str
+    category: Category
+    status: Status
+    precision: Score
+    recall: Score
+    f1: Score
+    jaccard: Score
+    auroc: Score
+    gsea_es: Score
+    predicted_genes: Count
+    reference_genes: Count
+    universe: Literal["reference", "virtual", ""]
+    """Where the gene universe came from (empty when the reference result is missing)."""
+    universe_size: Optional[Count]
+    message: str
+    predicted_cv: Dict[str, float]
+    """Finite numbers of the prediction's ``cv_performance.prediction`` (dotted keys)."""
+    reference_cv: Dict[str, float]
+
+
+class CategorySummary(StrictModel):
+    """Means of the gene-list metrics over a category's problems."""
+
+    precision: Mean
+    recall: Mean
+    f1: Mean
+    jaccard: Mean
+    auroc: Mean
+    gsea_es: Mean
+    problems: Count
+    succeeded: Count
+    """Problems with a valid prediction file."""
+    success_rate: Score
+
+
+class TraitPrediction(StrictModel):
+    """Means of ``cv_performance.prediction`` metrics by category."""
+
+    predicted: Dict[CategoryOrOverall, Dict[str, Mean]]
+    reference: Dict[CategoryOrOverall, Dict[str, Mean]]
+
+
+class Analysis(StrictModel):
+    summary: Dict[CategoryOrOverall, CategorySummary]
+    trait_prediction: TraitPrediction
+    status_counts: StatusCounts
+    problems: List[AnalysisItem]
+
+
+class EvaluationReport(StrictModel):
+    """Scores of a prediction tree against a reference tree (``eval.py --report``)."""
+
+    prediction: str
+    """The prediction tree."""
+    reference: str
+    """The reference tree."""
+    tasks: List[Literal["selection", "preprocessing", "analysis"]]
+    subtasks: List[Literal["gene", "clinical", "linked"]]
+    selection: Selection = optional_key("Dataset filtering and selection (SPEC 6.1).")
+    preprocessing: Preprocessing = optional_key("Table comparison (SPEC 6.2).")
+    analysis: Analysis = optional_key("Gene lists and trait prediction (SPEC 6.3).")
+
+
+def report_document(report: Mapping[str, Any]) -> Dict[str, Any]:
+    """A report (NaN already replaced by None) validated, keys in schema order."""
+    return dump(validate(EvaluationReport, dict(report)))
