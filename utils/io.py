@@ -75,11 +75,20 @@ def is_gzip(path: PathLike) -> bool:
 
 
 class _CheckedGzip(io.BufferedIOBase):
-    """Wrap a gzip stream so truncation/corruption errors name the file."""
+    """Decompress an open gzip file; truncation/corruption errors name the file.
 
-    def __init__(self, path: PathLike) -> None:
+    Parameters
+    ----------
+    handle : binary file object
+        The compressed file, already open (closed with this object).
+    path : path-like
+        Named in error messages.
+    """
+
+    def __init__(self, handle: IO[bytes], path: PathLike) -> None:
         self._path = os.fspath(path)
-        self._raw = gzip.open(path, "rb")
+        self._file = handle
+        self._raw = gzip.GzipFile(fileobj=handle, mode="rb")
 
     def readable(self) -> bool:
         return True
@@ -115,12 +124,18 @@ class _CheckedGzip(io.BufferedIOBase):
         return line
 
     def close(self) -> None:
-        self._raw.close()
-        super().close()
+        try:
+            self._raw.close()
+        finally:
+            self._file.close()
+            super().close()
 
 
 def open_binary(path: PathLike) -> IO[bytes]:
     """Open a file for binary reading, transparently decompressing gzip.
+
+    The file is opened once: its first two bytes are peeked at through the
+    same handle to recognise gzip (the magic bytes decide, never the name).
 
     Parameters
     ----------
@@ -135,15 +150,28 @@ def open_binary(path: PathLike) -> IO[bytes]:
     ------
     InputFileError
         When the file does not exist or is a folder.
+
+    Examples
+    --------
+    >>> import gzip, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.txt.gz").write_bytes(gzip.compress(b"hello"))
+    >>> with open_binary(folder / "a.txt.gz") as handle:
+    ...     handle.read()
+    b'hello'
     """
     path = Path(path)
-    if not path.exists():
-        raise InputFileError(path, "file not found")
-    if path.is_dir():
-        raise InputFileError(path, "is a folder, expected a file")
-    if is_gzip(path):
-        return _CheckedGzip(path)
-    return open(path, "rb")
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        raise InputFileError(path, "file not found") from None
+    except (IsADirectoryError, PermissionError):
+        if path.is_dir():  # Windows refuses a folder with PermissionError
+            raise InputFileError(path, "is a folder, expected a file") from None
+        raise
+    if handle.peek(len(GZIP_MAGIC))[:len(GZIP_MAGIC)] == GZIP_MAGIC:
+        return _CheckedGzip(handle, path)
+    return handle
 
 
 def open_text(path: PathLike) -> IO[str]:
