@@ -29,7 +29,7 @@ from utils.errors import InputFileError
 from utils.io import PathLike, atomic_write_text, file_sha256, read_text
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.logs import progress as progress_bar
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
 logger = logging.getLogger(__name__)
 
@@ -171,6 +171,7 @@ def manifest_path_from_args(args: argparse.Namespace) -> Path:
     return paths_from_args(args).metadata / MANIFEST_NAME
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the manifest CLI; return the exit code."""
     args = build_parser().parse_args(argv)

@@ -20,6 +20,7 @@ import json
 import os
 import tempfile
 import zlib
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import IO, Any, Iterator, Union
 
@@ -190,13 +191,21 @@ def open_text(path: PathLike) -> IO[str]:
                             errors=FALLBACK_ERRORS, newline=None)
 
 
-def read_text(path: PathLike) -> str:
-    """Read a whole (possibly gzipped) text file, see :func:`open_text`."""
+def read_text(path: Union[PathLike, Traversable]) -> str:
+    """Read a whole (possibly gzipped) text file, see :func:`open_text`.
+
+    ``path`` may also be a file shipped inside a package
+    (:func:`importlib.resources.files`), even when the package is not a folder
+    on disk (a zip).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        data = path.read_bytes()
+        return decode_text(gzip.decompress(data) if data[:2] == GZIP_MAGIC else data)
     with open_binary(path) as handle:
         return decode_text(handle.read())
 
 
-def read_json(path: PathLike) -> Any:
+def read_json(path: Union[PathLike, Traversable]) -> Any:
     """Read a (possibly gzipped) JSON file with a clear error on bad content.
 
     Raises

@@ -33,9 +33,10 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import sys
 import tomllib
 from pathlib import Path
-from typing import Callable, Dict, Mapping, Optional, Union
+from typing import Callable, Dict, Mapping, Optional, Sequence, Union
 
 from utils.errors import InputFileError
 
@@ -295,3 +296,23 @@ def paths_from_args(args: argparse.Namespace) -> ProjectPaths:
         gene_synonyms=getattr(args, "gene_synonyms", None),
         task_info=getattr(args, "task_info", None),
     )
+
+
+def exits_when_root_is_missing(main: Callable[[Optional[Sequence[str]]], int]
+                               ) -> Callable[[Optional[Sequence[str]]], int]:
+    """Decorate a command-line ``main``: no checkout and no folder named -> exit code 2.
+
+    An installed command run outside a GenoTEX checkout without the flags that
+    name its folders ends with ``<command>: error: <the RootNotFoundError
+    message>`` on stderr and exit code 2, not a traceback. For the ``main``
+    functions of command lines only (library code raises).
+    """
+    @functools.wraps(main)
+    def run(argv: Optional[Sequence[str]] = None) -> int:
+        try:
+            return main(argv)
+        except RootNotFoundError as exc:
+            sys.stderr.write(f"{Path(sys.argv[0]).name}: error: {exc}\n")
+            return 2
+
+    return run
