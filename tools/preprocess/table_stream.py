@@ -1,4 +1,4 @@
-"""Stream marker-delimited tables out of GEO text files.
+r"""Stream marker-delimited tables out of GEO text files.
 
 GEO series matrix and SOFT files are long line-oriented headers with one or
 more tab-separated tables between a begin and an end marker line
