@@ -155,11 +155,13 @@ def open_binary(path: PathLike) -> IO[bytes]:
     Examples
     --------
     >>> import gzip, tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "a.txt.gz").write_bytes(gzip.compress(b"hello"))
-    >>> with open_binary(folder / "a.txt.gz") as handle:
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "a.txt.gz"
+    >>> _ = path.write_bytes(gzip.compress(b"hello"))
+    >>> with open_binary(path) as handle:
     ...     handle.read()
     b'hello'
+    >>> folder.cleanup()
     """
     path = Path(path)
     try:

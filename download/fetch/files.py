@@ -50,12 +50,14 @@ def check_file(path: Path, expected_size: Optional[int], sha256: Optional[str],
     Examples
     --------
     >>> import tempfile
-    >>> path = Path(tempfile.mkdtemp()) / "f.bin"
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = Path(folder.name) / "f.bin"
     >>> _ = path.write_bytes(b"abc")
     >>> check_file(path, 3, None, None) is None
     True
     >>> check_file(path, 4, None, None)
     'size mismatch: got 3 bytes, expected 4'
+    >>> folder.cleanup()
     """
     size = path.stat().st_size
     if expected_size is not None and size != expected_size:

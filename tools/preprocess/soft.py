@@ -134,13 +134,15 @@ def read_platform_annotations(file_path: PathLike,
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "GPL1.soft"
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "GPL1.soft"
     >>> _ = path.write_text("^PLATFORM = GPL1\\n!platform_table_begin\\nID\\tSymbol\\n"
     ...                     "p1\\tTP53\\np2\\t\\n!platform_table_end\\n")
     >>> read_platform_annotations(path)["GPL1"]
        ID Symbol
     0  p1   TP53
     1  p2    NaN
+    >>> folder.cleanup()
     """
     path = Path(file_path)
     with open_binary(path) as handle:

@@ -74,7 +74,8 @@ def get_background_and_clinical_data(
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "GSE1_series_matrix.txt"
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "GSE1_series_matrix.txt"
     >>> _ = path.write_text('!Series_title\\t"A study"\\n'
     ...                     '!Sample_geo_accession\\t"GSM1"\\t"GSM2"\\n'
     ...                     '!Sample_characteristics_ch1\\t"age: 40"\\t"age: 51"\\n'
@@ -84,6 +85,7 @@ def get_background_and_clinical_data(
     '!Series_title\\t"A study"'
     >>> clinical.loc[0, "GSM2"]
     'age: 51'
+    >>> folder.cleanup()
     """
     header = _header_with_samples(file_path)
     return header.background_text(prefixes_a), _sample_table(header, prefixes_b)

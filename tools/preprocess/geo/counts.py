@@ -42,13 +42,15 @@ def read_gene_count_table(file_path: PathLike) -> pd.DataFrame:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "GSE1_raw_counts.tsv"
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "GSE1_raw_counts.tsv"
     >>> _ = path.write_text("GeneID\\tGSM1\\tGSM2\\n1\\t10\\t0\\n2\\t3\\t7\\n")
     >>> read_gene_count_table(path)
             GSM1  GSM2
     GeneID
     1       10.0   0.0
     2        3.0   7.0
+    >>> folder.cleanup()
     """
     path = Path(file_path)
     with open_binary(path) as handle:

@@ -118,7 +118,8 @@ def get_genetic_data(file_path: PathLike,
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "GSE1_series_matrix.txt"
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "GSE1_series_matrix.txt"
     >>> _ = path.write_text('!Sample_geo_accession\\t"GSM1"\\t"GSM2"\\n'
     ...                     '!series_matrix_table_begin\\n'
     ...                     '"ID_REF"\\t"GSM1"\\t"GSM2"\\n'
@@ -130,6 +131,7 @@ def get_genetic_data(file_path: PathLike,
     ID
     1007_s_at  7.50   NaN
     1053_at    5.25   6.0
+    >>> folder.cleanup()
     """
     path = Path(file_path)
     table, header, header_line = _load_expression_table(path, marker)

@@ -270,7 +270,8 @@ def read_series_header(file_path: PathLike) -> SeriesMatrixHeader:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "GSE1_series_matrix.txt"
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "GSE1_series_matrix.txt"
     >>> _ = path.write_text('!Series_title\\t"A study"\\n'
     ...                     '!Sample_geo_accession\\t"GSM1"\\t"GSM2"\\n'
     ...                     '!Sample_taxid_ch1\\t"9606"\\t"9606"\\n'
@@ -278,6 +279,7 @@ def read_series_header(file_path: PathLike) -> SeriesMatrixHeader:
     >>> header = read_series_header(path)
     >>> header.sample_ids, header.is_human, header.table_begin_line
     (['GSM1', 'GSM2'], True, 4)
+    >>> folder.cleanup()
     """
     path = Path(file_path)
     with open_binary(path) as handle:
