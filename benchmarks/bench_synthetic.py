@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from genotex.recompress import recompress_tree  # noqa: E402
-from genotex.synthetic import Sources, generate, load_plan  # noqa: E402
+from genotex.demo.plan import demo_plan  # noqa: E402
+from genotex.synthetic import Sources, generate  # noqa: E402
 from genotex.synthetic.genes import build_catalog  # noqa: E402
 from tests.synthetic_world import generate_world  # noqa: E402
 
@@ -61,7 +62,7 @@ def main() -> None:
         from download.gene_synonyms import build_gene_maps, read_gene_info
         task_info = json.loads((SHARED / "opentargets" / "genomas_task_info.json").read_text())
         table = read_gene_info(gene_info)
-        plan = load_plan(REPO / "docs" / "demo_plan.json")
+        plan = demo_plan()
         full = build_gene_maps(table)
         universe = build_catalog(plan, full.synonyms, task_info, full.entrez).universe
         demo = build_gene_maps(table, restrict_to=universe)

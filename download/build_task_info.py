@@ -30,7 +30,8 @@ from download.opentargets import (MIN_SCORE, TRAIT_DISEASES, association_files, 
 from download.pairs import PAPER_THRESHOLD, PairRules, build_task_info
 from download.parquet_rows import PARQUET_SUFFIX, verify_parquet
 from utils.errors import InputFileError
-from utils.paths import ProjectPaths, add_path_arguments, paths_from_args
+from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
+                         paths_from_args)
 from utils.problems import load_task_info, normalize_trait
 from utils.schemas.task_info import write_task_info
 from utils.symbols import ENSEMBL_MAP_NAME, companion_map_path, load_gene_map
@@ -48,8 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="release folder(s) or file(s) of associationByOverallDirect "
                              "(parquet part files, or JSON lines plain or .gz), or http(s) "
                              "URLs of such files")
-    parser.add_argument("--table", default=str(TRAIT_DISEASES), metavar="TSV",
-                        help="trait -> disease id table (default: download/trait_diseases.tsv)")
+    parser.add_argument("--table", default=TRAIT_DISEASES, metavar="TSV",
+                        help="trait -> disease id table (default: trait_diseases.tsv, "
+                             "shipped in the download package)")
     parser.add_argument("--traits", nargs="+", metavar="TRAIT",
                         help="only these traits of the table (default: all)")
     parser.add_argument("--min-score", type=float, default=MIN_SCORE,
@@ -109,6 +111,7 @@ def run_check(args: argparse.Namespace, table) -> int:
     return 1 if report else 0
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the builder; return the exit code (0 ok, 1 check findings / failures, 2 bad input)."""
     args = build_parser().parse_args(argv)

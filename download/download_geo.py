@@ -27,7 +27,7 @@ from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_b
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
 from utils.logs import progress
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the GEO downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
     args = build_parser().parse_args(argv)

@@ -26,7 +26,7 @@ from download.tcga import (COHORT_TABLE, GENE_DATASETS, plan_cohort, read_cohort
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
 from utils.logs import progress
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.problems import load_task_info
 
 
@@ -40,9 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="cohort codes from the table (e.g. LUAD BRCA); default: every "
                              "cohort serving a trait of task_info.json (or of the table when "
                              "task_info.json is absent)")
-    parser.add_argument("--table", default=str(COHORT_TABLE), metavar="TSV",
+    parser.add_argument("--table", default=COHORT_TABLE, metavar="TSV",
                         help="cohort table: code, Xena cohort, folder, traits "
-                             "(default: download/xena_cohorts.tsv)")
+                             "(default: xena_cohorts.tsv, shipped in the download package)")
     parser.add_argument("--xena-url", default=None, metavar="URL",
                         help="hub download root (env GENOTEX_XENA_URL; default: the TCGA "
                              "hub's public bucket)")
@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the TCGA downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
     args = build_parser().parse_args(argv)

@@ -20,7 +20,7 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 from download.gene_synonyms import build_gene_synonyms
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
-from utils.paths import resolve_paths
+from utils.paths import exits_when_root_is_missing, resolve_paths
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the builder; returns the process exit code."""
     args = build_parser().parse_args(argv)

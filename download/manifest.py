@@ -25,12 +25,11 @@ from typing import Dict, Iterable, List, Optional, Sequence
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from download.fetch import sha256_file
 from utils.errors import InputFileError
-from utils.io import PathLike, atomic_write_text, read_text
+from utils.io import PathLike, atomic_write_text, file_sha256, read_text
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.logs import progress as progress_bar
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +95,7 @@ def hash_files(root: PathLike, relative_paths: Sequence[str], jobs: int = 2,
     """``{relative path: sha256}`` computed with ``jobs`` threads (hashlib frees the GIL)."""
     base = Path(root)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        digests = list(progress_bar(pool.map(lambda rel: sha256_file(base / rel),
+        digests = list(progress_bar(pool.map(lambda rel: file_sha256(base / rel),
                                              relative_paths),
                                     total=len(relative_paths), desc="sha256", unit="file",
                                     enabled=progress))
@@ -172,6 +171,7 @@ def manifest_path_from_args(args: argparse.Namespace) -> Path:
     return paths_from_args(args).metadata / MANIFEST_NAME
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the manifest CLI; return the exit code."""
     args = build_parser().parse_args(argv)

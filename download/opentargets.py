@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from download.parquet_rows import PARQUET_SUFFIX, is_parquet, iter_row_groups
-from download.tables import read_table
+from download.tables import TableSource, packaged_table, read_table
 from utils.errors import InputFileError
 from utils.io import PathLike, open_text
 from utils.logs import progress as progress_bar
@@ -47,7 +47,7 @@ from utils.symbols import normalize_symbols
 
 logger = logging.getLogger(__name__)
 
-TRAIT_DISEASES = Path(__file__).resolve().parent / "trait_diseases.tsv"
+TRAIT_DISEASES = packaged_table("trait_diseases.tsv")
 MIN_SCORE = 0.2
 _COLUMNS = ("trait", "disease_ids", "search_name", "source")
 _JSON_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
@@ -72,7 +72,7 @@ class TraitDiseases:
     source: str
 
 
-def read_trait_diseases(path: PathLike = TRAIT_DISEASES) -> List[TraitDiseases]:
+def read_trait_diseases(path: TableSource = TRAIT_DISEASES) -> List[TraitDiseases]:
     """Parse the trait -> disease table.
 
     Raises

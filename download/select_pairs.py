@@ -22,7 +22,7 @@ from download.pairs import (PAPER_THRESHOLD, PairRules, build_task_info, compare
                             format_sweep, threshold_sweep)
 from download.tcga import CANCER_TRAITS, read_cancer_traits
 from utils.errors import InputFileError
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.problems import load_task_info
 from utils.schemas.task_info import write_task_info
 
@@ -41,9 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep pairs whose Jaccard index exceeds the threshold (>), "
                              "instead of reaching it (>=, the default, which reproduces "
                              "the benchmark)")
-    parser.add_argument("--cancer-list", default=str(CANCER_TRAITS), metavar="PATH",
+    parser.add_argument("--cancer-list", default=CANCER_TRAITS, metavar="PATH",
                         help="traits that are cancers, one per line "
-                             "(default: download/cancer_traits.txt)")
+                             "(default: cancer_traits.txt, shipped in the download package)")
     parser.add_argument("--output", metavar="PATH", default=None,
                         help="write the new task info here instead of over --task-info")
     parser.add_argument("--compare", metavar="JSON", default=None,
@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run pair selection; return the exit code (0 ok, 2 bad input)."""
     args = build_parser().parse_args(argv)

@@ -21,15 +21,15 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
 from download.fetch import DownloadError, HttpClient, RemoteNotFoundError
-from download.tables import data_lines, read_table
+from download.tables import TableSource, data_lines, packaged_table, read_table
 from download.transfer import DownloadUnit, RemoteFile
 from utils.errors import InputFileError
 from utils.io import PathLike
 
 XENA_URL = "https://tcga-xena-hub.s3.us-east-1.amazonaws.com/download/"
 ENV_XENA_URL = "GENOTEX_XENA_URL"
-COHORT_TABLE = Path(__file__).resolve().parent / "xena_cohorts.tsv"
-CANCER_TRAITS = Path(__file__).resolve().parent / "cancer_traits.txt"
+COHORT_TABLE = packaged_table("xena_cohorts.tsv")
+CANCER_TRAITS = packaged_table("cancer_traits.txt")
 GENE_DATASETS = ("HiSeqV2", "HiSeqV2_PANCAN")
 _COLUMNS = ("code", "xena_cohort", "folder", "traits")
 
@@ -67,12 +67,12 @@ def xena_base_url(base_url: Optional[str] = None,
     return url if url.endswith("/") else url + "/"
 
 
-def read_cancer_traits(path: PathLike = CANCER_TRAITS) -> List[str]:
+def read_cancer_traits(path: TableSource = CANCER_TRAITS) -> List[str]:
     """The committed list of benchmark traits that are cancers."""
     return [line.strip() for _, line in data_lines(path)]
 
 
-def read_cohort_table(path: PathLike = COHORT_TABLE,
+def read_cohort_table(path: TableSource = COHORT_TABLE,
                       cancer_traits: Optional[Iterable[str]] = None) -> List[XenaCohort]:
     """Parse ``xena_cohorts.tsv``; every mapped trait must be a cancer trait.
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
 from download.fetch import (DownloadError, HttpClient, NameResolutionError, RemoteNotFoundError,
-                            install_file, sha256_file, verify_gzip)
-from utils.io import PathLike
+                            install_file, verify_gzip)
+from utils.io import PathLike, file_sha256
 from utils.logs import progress as progress_bar
 
 logger = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def file_is_current(remote: RemoteFile) -> bool:
         return False
     if remote.size is not None and dest.stat().st_size != remote.size:
         return False
-    if remote.sha256 and sha256_file(dest) != remote.sha256.lower():
+    if remote.sha256 and file_sha256(dest) != remote.sha256.lower():
         return False
     return True
 

@@ -15,7 +15,8 @@ class InputFileError(ValueError):
     Parameters
     ----------
     path : path-like
-        The offending file (or folder).
+        The offending file (or folder); a packaged resource
+        (:mod:`importlib.resources`) is named by its text.
     problem : str
         What is wrong, in plain words.
     line : int, optional
@@ -24,7 +25,7 @@ class InputFileError(ValueError):
 
     def __init__(self, path: Union[str, os.PathLike], problem: str,
                  line: Optional[int] = None) -> None:
-        self.path = os.fspath(path)
+        self.path = os.fspath(path) if isinstance(path, (str, os.PathLike)) else str(path)
         self.problem = problem
         self.line = line
         where = self.path if line is None else f"{self.path}:{line}"

@@ -27,6 +27,7 @@ import os
 import re
 import secrets
 import zlib
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import IO, Any, Iterator, Tuple, Union
 
@@ -93,11 +94,20 @@ def is_gzip(path: PathLike) -> bool:
 
 
 class _CheckedGzip(io.BufferedIOBase):
-    """Wrap a gzip stream so truncation/corruption errors name the file."""
+    """Decompress an open gzip file; truncation/corruption errors name the file.
 
-    def __init__(self, path: PathLike) -> None:
+    Parameters
+    ----------
+    handle : binary file object
+        The compressed file, already open (closed with this object).
+    path : path-like
+        Named in error messages.
+    """
+
+    def __init__(self, handle: IO[bytes], path: PathLike) -> None:
         self._path = os.fspath(path)
-        self._raw = gzip.open(path, "rb")
+        self._file = handle
+        self._raw = gzip.GzipFile(fileobj=handle, mode="rb")
 
     def readable(self) -> bool:
         return True
@@ -133,12 +143,18 @@ class _CheckedGzip(io.BufferedIOBase):
         return line
 
     def close(self) -> None:
-        self._raw.close()
-        super().close()
+        try:
+            self._raw.close()
+        finally:
+            self._file.close()
+            super().close()
 
 
 def open_binary(path: PathLike) -> IO[bytes]:
     """Open a file for binary reading, transparently decompressing gzip.
+
+    The file is opened once: its first two bytes are peeked at through the
+    same handle to recognise gzip (the magic bytes decide, never the name).
 
     Parameters
     ----------
@@ -153,15 +169,30 @@ def open_binary(path: PathLike) -> IO[bytes]:
     ------
     InputFileError
         When the file does not exist or is a folder.
+
+    Examples
+    --------
+    >>> import gzip, tempfile, pathlib
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "a.txt.gz"
+    >>> _ = path.write_bytes(gzip.compress(b"hello"))
+    >>> with open_binary(path) as handle:
+    ...     handle.read()
+    b'hello'
+    >>> folder.cleanup()
     """
     path = Path(path)
-    if not path.exists():
-        raise InputFileError(path, "file not found")
-    if path.is_dir():
-        raise InputFileError(path, "is a folder, expected a file")
-    if is_gzip(path):
-        return _CheckedGzip(path)
-    return open(path, "rb")
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        raise InputFileError(path, "file not found") from None
+    except (IsADirectoryError, PermissionError):
+        if path.is_dir():  # Windows refuses a folder with PermissionError
+            raise InputFileError(path, "is a folder, expected a file") from None
+        raise
+    if handle.peek(len(GZIP_MAGIC))[:len(GZIP_MAGIC)] == GZIP_MAGIC:
+        return _CheckedGzip(handle, path)
+    return handle
 
 
 def open_text(path: PathLike) -> IO[str]:
@@ -180,13 +211,21 @@ def open_text(path: PathLike) -> IO[str]:
                             errors=FALLBACK_ERRORS, newline=None)
 
 
-def read_text(path: PathLike) -> str:
-    """Read a whole (possibly gzipped) text file, see :func:`open_text`."""
+def read_text(path: Union[PathLike, Traversable]) -> str:
+    """Read a whole (possibly gzipped) text file, see :func:`open_text`.
+
+    ``path`` may also be a file shipped inside a package
+    (:func:`importlib.resources.files`), even when the package is not a folder
+    on disk (a zip).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        data = path.read_bytes()
+        return decode_text(gzip.decompress(data) if data[:2] == GZIP_MAGIC else data)
     with open_binary(path) as handle:
         return decode_text(handle.read())
 
 
-def read_json(path: PathLike) -> Any:
+def read_json(path: Union[PathLike, Traversable]) -> Any:
     """Read a (possibly gzipped) JSON file with a clear error on bad content.
 
     Raises

@@ -40,9 +40,10 @@ import functools
 import getpass
 import os
 import tempfile
+import sys
 import tomllib
 from pathlib import Path
-from typing import Callable, Dict, Mapping, Optional, Union
+from typing import Callable, Dict, Mapping, Optional, Sequence, Union
 
 from utils.errors import InputFileError
 
@@ -327,3 +328,23 @@ def lock_dir(environ: Optional[Mapping[str, str]] = None) -> Path:
         return Path(runtime).resolve() / "genotex-locks"
     user = str(os.getuid()) if hasattr(os, "getuid") else getpass.getuser()
     return Path(tempfile.gettempdir()).resolve() / f"genotex-locks-{user}"
+
+
+def exits_when_root_is_missing(main: Callable[[Optional[Sequence[str]]], int]
+                               ) -> Callable[[Optional[Sequence[str]]], int]:
+    """Decorate a command-line ``main``: no checkout and no folder named -> exit code 2.
+
+    An installed command run outside a GenoTEX checkout without the flags that
+    name its folders ends with ``<command>: error: <the RootNotFoundError
+    message>`` on stderr and exit code 2, not a traceback. For the ``main``
+    functions of command lines only (library code raises).
+    """
+    @functools.wraps(main)
+    def run(argv: Optional[Sequence[str]] = None) -> int:
+        try:
+            return main(argv)
+        except RootNotFoundError as exc:
+            sys.stderr.write(f"{Path(sys.argv[0]).name}: error: {exc}\n")
+            return 2
+
+    return run

@@ -9,13 +9,12 @@ from typing import List, Optional
 from genotex.croissant import DEFAULT_LICENSE, SYNTHETIC_TRUTH_NAME, write_metadata
 from utils.io import PathLike
 from utils.logs import add_verbosity_argument, configure_logging
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
     """CLI of ``python -m genotex.cli.croissant``."""
     parser = argparse.ArgumentParser(
-        prog="python -m genotex.cli.croissant",
         description="Write metadata.json: a Croissant 1.0 JSON-LD description of the "
                     "metadata/, input/ and output/ trees (file sets, SHA-256 of the "
                     "metadata files, record sets).")
@@ -49,6 +48,7 @@ def validate(path: PathLike) -> None:
     mlcroissant.Dataset(jsonld=str(path))
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI."""
     args = build_parser().parse_args(argv)

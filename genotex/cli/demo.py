@@ -13,13 +13,12 @@ from genotex.demo.build import (DEFAULT_GENE_INFO, DEFAULT_SOURCE_TASK_INFO, STE
                                 build_regress, build_task_info)
 from genotex.demo.cohorts import all_cohorts
 from utils.logs import add_verbosity_argument, configure_logging
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(
-        prog="python -m genotex.cli.demo",
         description="Rebuild the offline demo from scratch: demo gene maps, task info, "
                     "synthetic inputs and truth, executed notebooks (output/preprocess), "
                     "regress.py results, the baseline prediction tree and metadata.json.")
@@ -52,6 +51,7 @@ def _selected_cohorts(names: Optional[Sequence[str]]) -> list:
     return [known[name] for name in names]
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)

@@ -21,7 +21,7 @@ from genotex.evaluation.tree import SUBTASKS
 from genotex.evaluation.untrusted import MIB, Limits
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.problems import load_task_info
 from utils.symbols import load_synonym_map
 
@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the evaluation; returns the process exit code."""
     args = build_parser().parse_args(argv)

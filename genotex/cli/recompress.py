@@ -22,7 +22,7 @@ from typing import List, Optional
 
 from genotex.recompress import LOST_SUFFIX_PATTERNS, recompress_tree
 from utils.logs import add_verbosity_argument, configure_logging
-from utils.paths import resolve_paths
+from utils.paths import exits_when_root_is_missing, resolve_paths
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; exit code 0 when nothing failed or conflicts, else 1."""
     args = build_parser().parse_args(argv)

@@ -12,14 +12,13 @@ from typing import List, Optional
 from genotex.demo.recovery import TRUTH_NAME, category_table, format_table, tree_recovery
 from utils.errors import InputFileError
 from utils.io import read_json
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.problems import load_task_info
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(
-        prog="python -m genotex.cli.recovery",
         description="AUROC of the regression results against the planted genes of the "
                     "synthetic truth, per problem category (two-step problems: the planted "
                     "genes that stay in X).")
@@ -33,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)

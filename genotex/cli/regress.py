@@ -27,7 +27,7 @@ from tools.statistics.inputs import AUTO, AnalysisConfig
 from tools.statistics.models import model_names
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.problems import (Problem, enumerate_problems, load_task_info, normalize_trait,
                             parse_problem)
 
@@ -112,9 +112,11 @@ def select_problems(all_problems: Sequence[Problem], traits: Optional[Sequence[s
     return sorted(set(chosen), key=order.__getitem__)
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point; returns 1 when a problem failed, else 0."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     level = configure_logging(args.verbose)
     try:
         paths = paths_from_args(args)
@@ -125,7 +127,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         regress = Path(args.regress_dir).resolve() if args.regress_dir else paths.regress
         check_inputs(problems, preprocess)
     except (InputFileError, UsageError) as exc:
-        print(f"regress.py: error: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     settings = RunSettings(preprocess, regress, paths.task_info, args.force,
                            remove_stale=args.remove_stale, log_level=level,
@@ -134,7 +136,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         summary = run_problems(problems, settings, jobs=max(1, args.jobs),
                                scheduler=args.scheduler, progress=not args.no_progress)
     except SchedulerError as exc:
-        print(f"regress.py: error: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     print(summary.format())
     return 1 if summary.counts()["failed"] else 0

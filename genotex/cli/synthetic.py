@@ -2,9 +2,14 @@
 
 Examples
 --------
-Whole demo from a plan (inputs under ./input, truth in ./metadata)::
+Whole demo from its plan (inputs under ./input, truth in ./metadata)::
 
-    python generate_synthetic.py --plan docs/demo_plan.json
+    python generate_synthetic.py --demo-plan
+
+The same from an installed copy, anywhere (name the metadata files)::
+
+    genotex-synthetic --demo-plan --gene-synonyms meta/gene_synonym.json \
+        --task-info meta/task_info.json --out /tmp/demo/input --truth /tmp/demo/truth.json
 
 One GEO cohort for a quick experiment::
 
@@ -20,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
+from genotex.demo.plan import demo_plan, demo_plan_file
 from genotex.synthetic import Sources, demo_task_info, generate, load_plan
 from genotex.synthetic.genes import build_catalog
 from genotex.synthetic.spec import (COUNT_IDS, PLATFORM_STYLES, SCALES, SOURCES, TRAIT_FIELDS,
@@ -27,7 +33,8 @@ from genotex.synthetic.spec import (COUNT_IDS, PLATFORM_STYLES, SCALES, SOURCES,
 from utils.errors import InputFileError
 from utils.io import file_sha256
 from utils.logs import add_verbosity_argument, configure_logging
-from utils.paths import add_path_arguments, paths_from_args
+from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
+                         paths_from_args)
 from utils.problems import load_task_info
 from utils.schemas.task_info import write_task_info
 from utils.symbols import ENTREZ_MAP_NAME, companion_map_path, load_gene_map
@@ -35,15 +42,16 @@ from utils.symbols import ENTREZ_MAP_NAME, companion_map_path, load_gene_map
 TRUTH_NAME = "synthetic_truth.json"
 
 
-def default_truth_path(args: argparse.Namespace, out: Path, metadata: Path) -> Path:
+def default_truth_path(args: argparse.Namespace, out: Path, paths: ProjectPaths) -> Path:
     """Where the truth goes: ``--truth``, else inside ``--out`` when given, else metadata.
 
     A CLI writes only inside the folders its flags name: with ``--out DIR``
-    and no ``--truth``, the truth lands in ``DIR``, never in the checkout.
+    and no ``--truth``, the truth lands in ``DIR``, never in the checkout. The
+    metadata folder is resolved only when it is the answer.
     """
     if args.truth:
         return Path(args.truth)
-    return (out if args.out else metadata) / TRUTH_NAME
+    return (out if args.out else paths.metadata) / TRUTH_NAME
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,10 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "metadata files.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     what = parser.add_argument_group("what to generate")
-    what.add_argument("--plan", metavar="FILE",
-                      help="JSON or TOML plan of genes, traits, platforms and cohorts "
-                           "(docs/synthetic.md); without it, the single-cohort flags below "
-                           "describe one cohort")
+    plans = what.add_mutually_exclusive_group()
+    plans.add_argument("--plan", metavar="FILE",
+                       help="JSON or TOML plan of genes, traits, platforms and cohorts "
+                            "(docs/synthetic.md); without a plan, the single-cohort flags "
+                            "below describe one cohort")
+    plans.add_argument("--demo-plan", action="store_true",
+                       help="the bundled demo's plan (genotex/demo/plan.json, shipped with "
+                            "the package)")
     what.add_argument("--seed", type=int, default=None,
                       help="random seed (overrides the plan's seed; default 0 without a plan)")
     where = parser.add_argument_group("where")
@@ -121,13 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def plan_document(args: argparse.Namespace) -> tuple:
     """The plan (parsed) and its name for messages, from --plan or the flags."""
-    if args.plan:
-        plan = load_plan(args.plan)
+    if args.plan or args.demo_plan:
+        plan = demo_plan() if args.demo_plan else load_plan(args.plan)
         if args.seed is not None:
             plan = dataclasses.replace(plan, seed=args.seed)
-        return plan, args.plan
+        return plan, (str(demo_plan_file()) if args.demo_plan else args.plan)
     if not args.trait:
-        raise SystemExit("error: give --plan FILE or at least --trait NAME")
+        raise SystemExit("error: give --plan FILE, --demo-plan or at least --trait NAME")
     extra = {"case_fraction": args.case_fraction, "batch": args.batch,
              "has_trait": not args.no_trait_data, "has_age": not args.no_age,
              "has_gender": not args.no_gender, "missing_rate": args.missing_rate}
@@ -157,6 +169,7 @@ def load_sources(args: argparse.Namespace, paths) -> Sources:
                             "gene_entrez": file_sha256(entrez_path) if entrez else None})
 
 
+@exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
@@ -176,7 +189,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 sys.stdout.write("".join(g + "\n" for g in catalog.universe))
                 return 0
         out = Path(args.out) if args.out else paths.input
-        truth = None if args.no_truth else default_truth_path(args, out, paths.metadata)
+        truth = None if args.no_truth else default_truth_path(args, out, paths)
         result = generate(plan, sources, out, truth, source=str(name), progress=True)
     except InputFileError as exc:
         print(f"error: {exc}", file=sys.stderr)

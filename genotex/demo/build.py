@@ -52,7 +52,6 @@ logger = logging.getLogger(__name__)
 
 STEPS = ("maps", "task-info", "input", "notebooks", "regress", "baseline", "croissant")
 TRUTH_NAME = "synthetic_truth.json"
-PLAN = Path("docs") / "demo_plan.json"
 DEFAULT_GENE_INFO = Path("..") / "shared" / "data" / "genes" / "Homo_sapiens.gene_info.gz"
 DEFAULT_SOURCE_TASK_INFO = (Path("..") / "shared" / "data" / "opentargets"
                             / "genomas_task_info.json")
@@ -80,7 +79,7 @@ def build_maps(paths: ProjectPaths, gene_info: Path, source_task_info: Path) -> 
                     "--output-dir", full), root)
         genes = full / "demo_genes.txt"
         with genes.open("w") as handle:
-            run(_python(root / "generate_synthetic.py", "--plan", root / PLAN,
+            run(_python(root / "generate_synthetic.py", "--demo-plan",
                         "--gene-synonyms", full / "gene_synonym.json",
                         "--task-info", source_task_info, "--list-genes"), root, stdout=handle)
         run(_python(root / "download" / "get_gene_synonyms.py", "--gene-info", gene_info,
@@ -95,7 +94,7 @@ def build_task_info(paths: ProjectPaths, source_task_info: Path) -> None:
     the committed metadata).
     """
     with tempfile.TemporaryDirectory(prefix="genotex_scratch_input_") as scratch:
-        run(_python(paths.root / "generate_synthetic.py", "--plan", paths.root / PLAN,
+        run(_python(paths.root / "generate_synthetic.py", "--demo-plan",
                     "--gene-synonyms", paths.gene_synonyms, "--task-info", source_task_info,
                     "--task-info-out", paths.task_info, "--out", scratch, "--no-truth"),
             paths.root)
@@ -111,7 +110,7 @@ def build_input(paths: ProjectPaths) -> None:
     """``<input>/GEO``, ``<input>/TCGA`` and the truth, from a clean input tree."""
     _clear(paths.geo_input)
     _clear(paths.tcga_input)
-    run(_python(paths.root / "generate_synthetic.py", "--plan", paths.root / PLAN,
+    run(_python(paths.root / "generate_synthetic.py", "--demo-plan",
                 "--gene-synonyms", paths.gene_synonyms, "--task-info", paths.task_info,
                 "--out", paths.input, "--truth", paths.metadata / TRUTH_NAME), paths.root)
 

@@ -20,8 +20,8 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from importlib.resources.abc import Traversable
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from utils.errors import InputFileError
 from utils.io import PathLike, read_text
@@ -509,14 +509,18 @@ def plan_from_mapping(data: Mapping[str, Any], source: PathLike = "<plan>") -> P
     return plan
 
 
-def load_plan(path: PathLike) -> Plan:
-    """Read a plan file (``.toml`` as TOML, anything else as JSON)."""
+def load_plan(path: Union[PathLike, Traversable]) -> Plan:
+    """Read a plan file (``.toml`` as TOML, anything else as JSON).
+
+    ``path`` may be a file shipped in a package (:mod:`importlib.resources`),
+    such as the demo's plan (:func:`genotex.demo.plan.demo_plan`).
+    """
     text = read_text(path)
     try:
         data = (tomllib.loads(text) if str(path).endswith(".toml") else json.loads(text))
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PlanError(path, f"cannot parse plan ({exc})") from exc
-    return plan_from_mapping(data, source=Path(path))
+    return plan_from_mapping(data, source=path)
 
 
 def plan_to_mapping(plan: Plan) -> Dict[str, Any]:

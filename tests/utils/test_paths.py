@@ -73,3 +73,21 @@ def test_lock_dir_is_per_user_and_outside_any_tree(tmp_path):
     fallback = paths.lock_dir({paths.ENV_RUNTIME_DIR: str(tmp_path / "missing")})
     assert fallback.parent == Path(tempfile.gettempdir()).resolve()
     assert fallback.name == f"genotex-locks-{os.getuid()}"
+
+
+def test_commands_exit_2_with_one_line_when_no_checkout_is_found(tmp_path, monkeypatch,
+                                                                 capsys):
+    """Outside any checkout (cwd and code location), a default needing the root."""
+    monkeypatch.delenv(paths.ENV_ROOT, raising=False)
+    monkeypatch.setattr(paths, "find_checkout", lambda start: None)
+    monkeypatch.setattr("sys.argv", ["genotex-demo-command"])
+
+    @paths.exits_when_root_is_missing
+    def main(argv=None):
+        return 0 if argv else len(str(paths.resolve_paths().output))
+
+    assert main(["given"]) == 0
+    assert main() == 2
+    err = capsys.readouterr().err
+    assert err.startswith("genotex-demo-command: error: ")
+    assert "not inside a GenoTEX checkout" in err and err.count("\n") == 1

@@ -11,6 +11,8 @@ module              names
 ``geo``             ``geo_get_relevant_filepaths``, ``get_background_and_clinical_data``,
                     ``get_unique_values_by_row``, ``get_genetic_data``,
                     ``find_geo_files``, ``get_sample_rows``, ``read_gene_count_table``
+                    (a subpackage: ``header``, ``characteristics``, ``expression``,
+                    ``counts``, ``numeric``, ``cohort_files``)
 ``soft``            ``get_gene_annotation``, ``get_gene_mapping``,
                     ``read_platform_annotations``, ``suggest_mapping_columns``
 ``gene_mapping``    ``extract_human_gene_symbols``, ``apply_gene_mapping``,
@@ -23,6 +25,7 @@ module              names
 ``bias``            ``judge_*`` functions
 ``cohort_info``     ``validate_and_save_cohort_info``
 ``display``         ``preview_df``
+``table_stream``    the streamed, width-checked table sections the readers share
 ==================  =============================================================
 
 It also re-exports the module and typing names the original star-import leaked

@@ -24,7 +24,7 @@ from typing import Dict, Mapping, Optional, Sequence
 import pandas as pd
 
 from tools.preprocess.gene_mapping import symbols_per_value
-from tools.preprocess.table_stream import LineStream, find_bad_row
+from tools.preprocess.table_stream import LineStream
 from utils.errors import InputFileError, NoGeneDataError
 from utils.io import FALLBACK_ERRORS, PathLike, open_binary
 from utils.symbols import load_synonym_map, synonym_map_path
@@ -53,8 +53,9 @@ def _block_id(line: str) -> str:
 
 
 def _read_platform_table(stream: LineStream, path: Path, platform_id: str) -> pd.DataFrame:
-    header_line = stream.line_no + 1
-    section = stream.section(TABLE_END)
+    header = stream.peek_line_bytes()
+    n_fields = header.count(b"\t") + 1 if header and header.strip() else None
+    section = stream.section(TABLE_END, n_fields=n_fields, allow_short=True)
     try:
         table = pd.read_csv(section, sep="\t", header=0, dtype=str, keep_default_na=False,
                             na_values=MISSING_TEXTS, quoting=csv.QUOTE_NONE,
@@ -63,9 +64,8 @@ def _read_platform_table(stream: LineStream, path: Path, platform_id: str) -> pd
     except pd.errors.EmptyDataError:
         table = pd.DataFrame()
     except pd.errors.ParserError as exc:
-        n_fields = _header_width(path, header_line)
-        bad = find_bad_row(path, header_line + 1, n_fields, TABLE_END, allow_short=True)
-        line = bad[0] if bad else header_line
+        bad = section.bad_row
+        line = bad[0] if bad else section.first_line
         found = f" has {bad[1]} fields, expected at most {n_fields}" if bad else ""
         raise InputFileError(path, f"platform {platform_id} annotation row{found} "
                              f"({exc})", line=line) from exc
@@ -77,13 +77,31 @@ def _read_platform_table(stream: LineStream, path: Path, platform_id: str) -> pd
     return table
 
 
-def _header_width(path: Path, line_no: int) -> int:
-    with open_binary(path) as handle:
-        stream = LineStream(handle, path)
-        line = b""
-        while stream.line_no < line_no:
-            line = stream.readline_bytes() or b""
-        return line.count(b"\t") + 1
+def _platform_tables(stream: LineStream, path: Path,
+                     scan_whole_file: bool) -> Dict[str, pd.DataFrame]:
+    """The annotation tables of the ``^PLATFORM`` blocks read from ``stream``."""
+    tables: Dict[str, pd.DataFrame] = {}
+    current: Optional[str] = None
+    saw_text = False
+    while True:
+        line = stream.readline()
+        if line is None:
+            break
+        saw_text = saw_text or bool(line.strip())
+        if line.startswith("^"):
+            if line.startswith(SAMPLE_KEY) and tables and not scan_whole_file:
+                break
+            current = _block_id(line) if line.startswith(PLATFORM_KEY) else None
+            if current is not None:
+                tables.setdefault(current, _empty_annotation(path, current))
+        elif current is not None and line.startswith(TABLE_BEGIN):
+            tables[current] = _read_platform_table(stream, path, current)
+    if not saw_text:
+        raise InputFileError(path, "empty file, expected a SOFT file")
+    if not tables:
+        raise InputFileError(path, "no '^PLATFORM' block: not a family or platform SOFT "
+                             "file")
+    return tables
 
 
 def read_platform_annotations(file_path: PathLike,
@@ -112,32 +130,23 @@ def read_platform_annotations(file_path: PathLike,
     InputFileError
         Empty or truncated file, no ``^PLATFORM`` block, an unclosed table,
         or a row with more fields than the table header.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "GPL1.soft"
+    >>> _ = path.write_text("^PLATFORM = GPL1\\n!platform_table_begin\\nID\\tSymbol\\n"
+    ...                     "p1\\tTP53\\np2\\t\\n!platform_table_end\\n")
+    >>> read_platform_annotations(path)["GPL1"]
+       ID Symbol
+    0  p1   TP53
+    1  p2    NaN
+    >>> folder.cleanup()
     """
     path = Path(file_path)
-    tables: Dict[str, pd.DataFrame] = {}
-    current: Optional[str] = None
-    saw_text = False
     with open_binary(path) as handle:
-        stream = LineStream(handle, path)
-        while True:
-            line = stream.readline()
-            if line is None:
-                break
-            saw_text = saw_text or bool(line.strip())
-            if line.startswith("^"):
-                if line.startswith(SAMPLE_KEY) and tables and not scan_whole_file:
-                    break
-                current = _block_id(line) if line.startswith(PLATFORM_KEY) else None
-                if current is not None:
-                    tables.setdefault(current, _empty_annotation(path, current))
-            elif current is not None and line.startswith(TABLE_BEGIN):
-                tables[current] = _read_platform_table(stream, path, current)
-    if not saw_text:
-        raise InputFileError(path, "empty file, expected a SOFT file")
-    if not tables:
-        raise InputFileError(path, "no '^PLATFORM' block: not a family or platform SOFT "
-                             "file")
-    return tables
+        return _platform_tables(LineStream(handle, path), path, scan_whole_file)
 
 
 def _empty_annotation(path: Path, platform_id: str) -> pd.DataFrame:
@@ -146,31 +155,34 @@ def _empty_annotation(path: Path, platform_id: str) -> pd.DataFrame:
     return table
 
 
-def _read_plain_table(path: Path) -> pd.DataFrame:
+def _skip_blank_lines(stream: LineStream) -> Optional[bytes]:
+    """Consume blank lines; the next non-blank line (not consumed), or None at the end."""
+    while True:
+        line = stream.peek_line_bytes()
+        if line is None or line.strip():
+            return line
+        stream.readline_bytes()
+
+
+def _read_plain_table(stream: LineStream, path: Path) -> pd.DataFrame:
     """A delimited probe -> symbol table (not SOFT), e.g. a derived id2symbol map."""
-    with open_binary(path) as handle:
-        first = handle.readline()
+    first = _skip_blank_lines(stream) or b""
     sep = "\t" if b"\t" in first else ","
-    with open_binary(path) as handle:
-        try:
-            table = pd.read_csv(handle, sep=sep, dtype=str, keep_default_na=False,
-                                na_values=["", "NA"], encoding="utf-8",
-                                encoding_errors=FALLBACK_ERRORS)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise InputFileError(path, f"cannot read annotation table ({exc})") from exc
+    try:
+        table = pd.read_csv(stream.section(None), sep=sep, dtype=str, keep_default_na=False,
+                            na_values=["", "NA"], encoding="utf-8",
+                            encoding_errors=FALLBACK_ERRORS)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputFileError(path, f"cannot read annotation table ({exc})") from exc
     unnamed = [c for c in table.columns if str(c).startswith("Unnamed:") or c == ""]
     table = table.drop(columns=unnamed)
     table.attrs.update({"source_path": str(path), "platform_id": None})
     return table
 
 
-def _looks_like_soft(path: Path) -> bool:
-    with open_binary(path) as handle:
-        for raw in handle:
-            text = raw.strip()
-            if text:
-                return text.startswith((b"^", b"!", b"#"))
-    return False
+def _is_soft_text(first_line: Optional[bytes]) -> bool:
+    """A SOFT file's first non-blank line starts with ``^``, ``!`` or ``#``."""
+    return bool(first_line) and first_line.strip().startswith((b"^", b"!", b"#"))
 
 
 def get_gene_annotation(file_path: PathLike,
@@ -203,12 +215,14 @@ def get_gene_annotation(file_path: PathLike,
     """
     del prefixes  # the markers, not line prefixes, delimit the annotation
     path = Path(file_path)
-    if not _looks_like_soft(path):
-        table = _read_plain_table(path)
-        if table.empty:
-            raise NoGeneDataError(path, "annotation table has no rows")
-        return table
-    tables = read_platform_annotations(path)
+    with open_binary(path) as handle:
+        stream = LineStream(handle, path)
+        if not _is_soft_text(_skip_blank_lines(stream)):
+            table = _read_plain_table(stream, path)
+            if table.empty:
+                raise NoGeneDataError(path, "annotation table has no rows")
+            return table
+        tables = _platform_tables(stream, path, scan_whole_file=False)
     for table in tables.values():
         if not table.empty:
             return table

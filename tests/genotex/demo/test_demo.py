@@ -208,7 +208,7 @@ def test_croissant_metadata_is_current_and_valid():
 
 @pytest.mark.slow
 def test_inputs_and_truth_regenerate_identically(tmp_path):
-    run_script(REPO_ROOT / "generate_synthetic.py", "--plan", REPO_ROOT / demo_build.PLAN,
+    run_script(REPO_ROOT / "generate_synthetic.py", "--demo-plan",
                "--gene-synonyms", PATHS.gene_synonyms, "--task-info", PATHS.task_info,
                "--out", tmp_path / "input", "--truth", tmp_path / "truth.json")
     assert_same_tree(tmp_path / "input", PATHS.input)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from genotex.cli import synthetic as generate_synthetic
+from genotex.demo.plan import demo_plan
 from genotex.synthetic import PlanError, demo_task_info, generate, load_plan, plan_from_mapping
 from genotex.synthetic.genes import build_catalog, usable_aliases
 from genotex.synthetic.model import calibrate_batch
@@ -421,7 +422,7 @@ def test_cli_reports_bad_plan(tmp_path, capsys):
 
 
 def test_demo_plan_meets_the_demo_requirements():
-    plan = load_plan(REPO / "docs" / "demo_plan.json")
+    plan = demo_plan()
     cohorts = plan.cohorts
     assert len(plan.traits) >= 8 and len(cohorts) >= 12
     assert sum(c.source == "tcga" for c in cohorts) >= 2
@@ -460,7 +461,7 @@ def test_demo_plan_generates_with_the_project_gene_maps(tmp_path):
     gene_synonyms = pytest.importorskip("download.gene_synonyms")
     table = gene_synonyms.read_gene_info(gene_info)
     full = gene_synonyms.build_gene_maps(table)
-    plan = load_plan(REPO / "docs" / "demo_plan.json")
+    plan = demo_plan()
     universe = build_catalog(plan, full.synonyms, task_info, full.entrez).universe
     demo = gene_synonyms.build_gene_maps(table, restrict_to=universe)
     from genotex.synthetic import Sources

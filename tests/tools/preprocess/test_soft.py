@@ -189,6 +189,25 @@ def test_suggestion_probe_column_by_overlap():
     assert suggestion.probe_col == "ProbeName" and suggestion.gene_col == "Symbol"
 
 
+@pytest.mark.parametrize("kind", ["family", "plain", "bad row"])
+def test_annotation_file_is_opened_once(tmp_path: Path, monkeypatch, kind: str):
+    """Sniffing the format, reading the table and naming a bad row share one open()."""
+    rows = ROWS_A[:1] + [["p2", "RFC2", "x", "extra"]] if kind == "bad row" else ROWS_A
+    text = ("\n\nID\tsymbol\np1\tTP53\n" if kind == "plain" else family_soft({"GPL1": rows}))
+    path = write(tmp_path / "f.soft.gz", text, gz=True)
+    opened = []
+    real_open = open
+    monkeypatch.setattr("builtins.open",
+                        lambda file, *a, **k: opened.append(str(file)) or real_open(file, *a, **k))
+    if kind == "bad row":
+        with pytest.raises(InputFileError, match="has 4 fields, expected at most 3"):
+            get_gene_annotation(path)
+    else:
+        assert get_gene_annotation(path).iloc[0, 1] == ("TP53" if kind == "plain"
+                                                        else "DDR1 /// MIR4640")
+    assert opened.count(str(path)) == 1
+
+
 def test_non_utf8_annotation(tmp_path: Path):
     text = family_soft({"GPL1": [["p1", "TP53", "caf\xe9"]]}).encode("latin-1")
     annotation = get_gene_annotation(write(tmp_path / "f.soft.gz", text, gz=True))

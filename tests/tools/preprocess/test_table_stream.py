@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from tools.preprocess.table_stream import LineStream, find_bad_row
+from tools.preprocess.table_stream import LineStream
 
 TABLE = b"".join(b"row%d\t%d\n" % (i, i) for i in range(500))
 DATA = b"head 1\nhead 2\n" + TABLE + b"!end\ntail\n"
@@ -30,7 +30,7 @@ def test_section_stops_at_marker_whatever_the_chunking(chunk_size, read_size):
     assert section.first_line == 3
     assert read_all(section, read_size) == TABLE
     assert section.found_end
-    assert (section.n_lines, section.n_tabs) == (500, 500)
+    assert section.n_lines == 500
     # the marker line is consumed; reading continues after it
     assert stream.readline() == "tail" and stream.line_no == 504
     assert stream.readline() is None
@@ -65,10 +65,39 @@ def test_latin1_fallback_per_line():
     assert stream.readline() == "caf\u00e9"
 
 
-def test_find_bad_row(tmp_path):
-    path = tmp_path / "t.txt"
-    path.write_bytes(b"h\nid\ta\tb\n1\t2\t3\n\n4\t5\n6\t7\t8\t9\n!end\n")
-    # lines: 1 h, 2 header, 3 ok, 4 blank (ignored), 5 short, 6 long
-    assert find_bad_row(path, 3, 3, "!end") == (5, 2)
-    assert find_bad_row(path, 3, 3, "!end", allow_short=True) == (6, 4)
-    assert find_bad_row(path, 3, 4, "!end", allow_short=True) is None
+# lines: 1 h, 2 header, 3 ok, 4 blank (ignored), 5 short, 6 long, 7 ok
+WIDTHS = b"h\nid\ta\tb\n1\t2\t3\n\n4\t5\n6\t7\t8\t9\n1\t2\t3\n!end\nafter\n"
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 8, 4096])
+@pytest.mark.parametrize("read_size", [1, 5, -1])
+def test_section_names_the_first_row_of_the_wrong_width(chunk_size, read_size):
+    """The width check runs on the bytes as they go by, whatever the block boundaries."""
+    def bad_row(n_fields, allow_short=False):
+        stream = LineStream(io.BytesIO(WIDTHS), "x", chunk_size=chunk_size)
+        stream.readline()
+        stream.readline()
+        section = stream.section("!end", n_fields=n_fields, allow_short=allow_short)
+        read_all(section, read_size)
+        assert stream.readline() == "after"
+        return section.bad_row
+
+    assert bad_row(3) == (5, 2)
+    assert bad_row(3, allow_short=True) == (6, 4)
+    assert bad_row(4, allow_short=True) is None
+    assert bad_row(None) is None
+
+
+def test_width_check_of_a_last_line_without_newline():
+    stream = LineStream(io.BytesIO(b"a\tb\nc\td\te"), "x", chunk_size=2)
+    section = stream.section(None, n_fields=2)
+    assert read_all(section, 3) == b"a\tb\nc\td\te"
+    assert section.bad_row == (2, 3)
+
+
+def test_peek_line_does_not_consume():
+    stream = LineStream(io.BytesIO(b"one\r\ntwo"), "x", chunk_size=2)
+    assert stream.peek_line_bytes() == b"one"
+    assert stream.readline() == "one"
+    assert stream.peek_line_bytes() == b"two" and stream.readline() == "two"
+    assert stream.peek_line_bytes() is None

@@ -1,0 +1,47 @@
+"""Reliable HTTP(S) transfers: retries, back-off, rate limits and resumable downloads.
+
+Rules every download in ``download/`` follows (SPEC 8.1, 8.2):
+
+* Data is streamed into a *part file* in a state folder outside the data tree,
+  next to a small JSON *checkpoint* (URL, total size, ETag / Last-Modified).
+  Nothing is written inside ``input/`` until a file is complete and verified,
+  so a partial file never appears in the tree.
+* An interrupted transfer (timeout, connection reset, truncated body, a killed
+  process) resumes from the bytes already on disk with an HTTP ``Range``
+  request; ``If-Range`` makes the server send the whole file again when it
+  changed in between.
+* Transient failures (timeouts, resets, 408, 429, 5xx, truncation, a size or
+  checksum mismatch) are retried a bounded number of times with exponential
+  back-off and jitter; ``429``/``503`` ``Retry-After`` is honoured. Permanent
+  failures (404 and other 4xx) stop at once. The final error names the item.
+* The clock, the sleep function and the random generator are injectable, so
+  tests run against a local server without real waiting.
+
+One module per concern; the names below stay importable from ``download.fetch``:
+
+==============  ====================================================================
+module          what
+==============  ====================================================================
+``errors``      :class:`DownloadError` and its permanent kinds; ``TransientFailure``
+``retry``       :class:`RetryPolicy`, :class:`RateLimiter`, ``Retry-After``, the retry loop
+``client``      :class:`HttpClient`: requests, failure classification, ``get_bytes``,
+                ``head``, ``fetch``
+``resume``      the resumable transfer into a part file and its checkpoint
+``files``       verification (size, SHA-256, gzip), :func:`install_file`, the state folder
+==============  ====================================================================
+"""
+
+from download.fetch.client import USER_AGENT, HttpClient, RemoteInfo, redact_url
+from download.fetch.errors import (DownloadError, NameResolutionError, RemoteNotFoundError,
+                                   TransientFailure)
+from download.fetch.files import (CHUNK_SIZE, ENV_STATE_DIR, default_state_dir, install_file,
+                                  sha256_file, verify_gzip)
+from download.fetch.resume import FetchResult
+from download.fetch.retry import RateLimiter, RetryPolicy, parse_retry_after
+
+__all__ = [
+    "CHUNK_SIZE", "ENV_STATE_DIR", "USER_AGENT", "DownloadError", "FetchResult", "HttpClient",
+    "NameResolutionError", "RateLimiter", "RemoteInfo", "RemoteNotFoundError", "RetryPolicy",
+    "TransientFailure", "default_state_dir", "install_file", "parse_retry_after",
+    "redact_url", "sha256_file", "verify_gzip",
+]
