@@ -29,7 +29,7 @@ and ``benchmarks/bench_rules_clinical.py``.
 
 from tools.preprocess.clinical_rules.evidence import classify_trait_cell, explain_value
 from tools.preprocess.clinical_rules.lexicon import TraitLexicon, trait_lexicon
-from tools.preprocess.clinical_rules.numbers import parse_age, parse_number
+from tools.preprocess.clinical_rules.quantities import parse_age, parse_number
 from tools.preprocess.clinical_rules.rows import infer_clinical_rows
 from tools.preprocess.clinical_rules.sample_lines import (convert_sample_line,
                                                           infer_clinical_rows_with_sample_lines,

@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from tools.preprocess.clinical import convert_gender, split_key_value
 from tools.preprocess.clinical_rules.evidence import key_names_trait
 from tools.preprocess.clinical_rules.lexicon import trait_lexicon
-from tools.preprocess.clinical_rules.numbers import age_key_class, is_sex_key, parse_age
+from tools.preprocess.clinical_rules.quantities import age_key_class, is_sex_key, parse_age
 from tools.preprocess.clinical_rules.text import is_missing_text, text_tokens
 from tools.preprocess.clinical_rules.values import (infer_clinical_values, trait_is_numeric,
                                                     trait_labels)

@@ -1,11 +1,11 @@
-"""Ages and measured numbers in cells (:mod:`tools.preprocess.clinical_rules.numbers`)."""
+"""Ages and measured numbers in cells (:mod:`tools.preprocess.clinical_rules.quantities`)."""
 
 import math
 
 import pytest
 
 from tools.preprocess.clinical_rules import parse_age, parse_number
-from tools.preprocess.clinical_rules.numbers import age_key_class, is_sex_key
+from tools.preprocess.clinical_rules.quantities import age_key_class, is_sex_key
 
 
 @pytest.mark.parametrize("cell, expected", [
