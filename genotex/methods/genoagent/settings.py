@@ -12,7 +12,8 @@ DATA_ENGINEER = "Data Engineer"
 STATISTICIAN = "Statistician"
 CODE_REVIEWER = "Code Reviewer"
 DOMAIN_EXPERT = "Domain Expert"
-ROLES = (PROJECT_MANAGER, DATA_ENGINEER, STATISTICIAN, CODE_REVIEWER, DOMAIN_EXPERT)
+#: Roles that call a model (the Project Manager coordinates without one).
+ROLES = (DATA_ENGINEER, STATISTICIAN, CODE_REVIEWER, DOMAIN_EXPERT)
 
 
 @dataclass(frozen=True)
