@@ -14,14 +14,17 @@ A method implements :class:`Method`; data-free methods only answer problems.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Dict, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, ClassVar, Dict, Iterator, Mapping, Optional, Sequence
 
 from utils.paths import ProjectPaths
 from utils.problems import Problem
+
+logger = logging.getLogger(__name__)
 
 COHORT = "cohort"
 PROBLEM = "problem"
@@ -132,6 +135,19 @@ class TaskOutcome:
         return cls(str(data["kind"]), str(data["key"]), str(data["status"]),
                    str(data.get("reason", "")), float(data.get("seconds", 0.0)),
                    Usage.from_dict(data))
+
+
+def run_isolated(kind: str, key: str, action: Callable[[], TaskOutcome]) -> TaskOutcome:
+    """Run one task; an exception becomes a failed outcome with its reason (and timing)."""
+    start = time.monotonic()
+    try:
+        outcome = action()
+    except Exception as exc:  # noqa: BLE001 - isolate every failure
+        logger.debug("%s %s failed", kind, key, exc_info=True)
+        outcome = TaskOutcome(kind, key, FAILED, f"{type(exc).__name__}: {exc}")
+    if not outcome.seconds:
+        outcome.seconds = time.monotonic() - start
+    return outcome
 
 
 @dataclass
@@ -246,9 +262,11 @@ class Method:
 
     def answer_problems(self, problems: Sequence[Problem], ctx: RunContext
                         ) -> Iterator[TaskOutcome]:
-        """Answer ``problems``, yielding each outcome as it comes (default: one by one)."""
+        """Answer ``problems``, yielding each outcome as it comes (default: one by one,
+        each isolated by :func:`run_isolated`)."""
         for problem in problems:
-            yield self.answer_problem(problem, ctx)
+            yield run_isolated(PROBLEM, str(problem),
+                               lambda: self.answer_problem(problem, ctx))
 
     def close(self) -> None:
         """Release resources (kernels, connections); called once at the end of a run."""

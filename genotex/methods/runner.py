@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import logging
 import shutil
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from genotex.methods.base import (COHORT, DONE, FAILED, PROBLEM, CohortTask, Method,
-                                  RunContext, TaskOutcome)
+                                  RunContext, TaskOutcome, run_isolated)
 from genotex.methods.inputs import cohort_tasks, traits_of
 from genotex.methods.resources import write_report
 from genotex.methods.runlog import RunLog
@@ -115,19 +114,6 @@ class RunState:
         """Store an outcome and save the state."""
         self.tasks[self._key(outcome.kind, outcome.key)] = outcome.as_dict()
         atomic_write_json(self.path, {"method": self.method, "tasks": self.tasks})
-
-
-def run_isolated(kind: str, key: str, action: Callable[[], TaskOutcome]) -> TaskOutcome:
-    """Run one task; an exception becomes a failed outcome with its reason."""
-    start = time.monotonic()
-    try:
-        outcome = action()
-    except Exception as exc:  # noqa: BLE001 - isolate every failure
-        logger.debug("%s %s failed", kind, key, exc_info=True)
-        outcome = TaskOutcome(kind, key, FAILED, f"{type(exc).__name__}: {exc}")
-    if not outcome.seconds:
-        outcome.seconds = time.monotonic() - start
-    return outcome
 
 
 def _fresh_run_folder(run_dir: Path) -> None:

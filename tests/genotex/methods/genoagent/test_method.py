@@ -48,29 +48,35 @@ def tcga_script() -> Script:
 
 
 # --------------------------------------------------------------------------- happy path
-@pytest.fixture(scope="module")
-def happy(tmp_path_factory):
-    """Both Hypertension cohorts (array + RNA-seq) and the problem Hypertension|None."""
+def test_happy_path_on_two_demo_cohorts(tmp_path):
+    """Both Hypertension cohorts (array + RNA-seq) and the problem Hypertension|None.
+
+    One run (about 20 s), checked from several sides (the helpers below), so that
+    parallel workers never repeat it.
+    """
     script = Script()
     for key in GEO_KEYS:
         harness.script_geo_cohort(script, key)
     harness.script_problems(script, [HYPERTENSION])
-    run_dir = tmp_path_factory.mktemp("genoagent_happy")
     with FakeLLM(script) as server:
-        summary = harness.run_genoagent(run_dir, server.base_url, [HYPERTENSION])
-    report = run_dir / "eval.json"
+        summary = harness.run_genoagent(tmp_path, server.base_url, [HYPERTENSION])
+    report = tmp_path / "eval.json"
     assert evaluate(["-p", str(summary.tree), "--report", str(report), "--no-progress"]) == 0
-    return {"summary": summary, "server": server, "script": script, "run_dir": run_dir,
-            "report": json.loads(report.read_text("utf-8"))}
+    happy = {"summary": summary, "server": server, "script": script, "run_dir": tmp_path,
+             "report": json.loads(report.read_text("utf-8"))}
+    for check in (_finishes_every_task, _tree_scores_like_the_reference,
+                  _roles_plan_review_and_skip, _context_carries_earlier_steps,
+                  _notebooks_hold_the_executed_steps, _usage_and_cost):
+        check(happy)
 
 
-def test_happy_path_finishes_every_task(happy):
+def _finishes_every_task(happy):
     outcomes = {o.key: o.status for o in happy["summary"].outcomes}
     assert outcomes == {GEO_KEYS[0]: "done", GEO_KEYS[1]: "done", "Hypertension|None": "done"}
     assert happy["script"].left() == {}
 
 
-def test_happy_path_tree_scores_like_the_reference(happy):
+def _tree_scores_like_the_reference(happy):
     """The canned code takes the curator's decisions: eval.py scores 100 on these items."""
     report = happy["report"]
     for subtask in ("gene", "clinical", "linked"):
@@ -83,7 +89,7 @@ def test_happy_path_tree_scores_like_the_reference(happy):
     assert problem["status"] == "ok" and problem["f1"] == 100.0
 
 
-def test_happy_path_roles_plan_review_and_skip(happy):
+def _roles_plan_review_and_skip(happy):
     seen = happy["script"].seen
     roles = {(s["role"], s["request"]) for s in seen}
     assert {("Data Engineer", "code"), ("Domain Expert", "code"), ("Code Reviewer", "review"),
@@ -98,7 +104,7 @@ def test_happy_path_roles_plan_review_and_skip(happy):
     assert len(executed_steps(happy["run_dir"], GEO_KEYS[0])) == 7
 
 
-def test_happy_path_context_carries_earlier_steps(happy):
+def _context_carries_earlier_steps(happy):
     """The request for a later step shows the code and output of the earlier ones."""
     request = next(r for r in happy["server"].requests
                    if request_fields(r)["step"] == "data_normalization_and_linking"
@@ -110,7 +116,7 @@ def test_happy_path_context_carries_earlier_steps(happy):
     assert "Sample characteristics" in text or "essential hypertension" in text
 
 
-def test_happy_path_notebooks_hold_the_executed_steps(happy):
+def _notebooks_hold_the_executed_steps(happy):
     tree = happy["summary"].tree
     for key in GEO_KEYS:
         trait, cohort = key.split("/")
@@ -123,7 +129,7 @@ def test_happy_path_notebooks_hold_the_executed_steps(happy):
     assert (tree / "code" / "Hypertension" / "significant_genes_condition_None.ipynb").is_file()
 
 
-def test_happy_path_usage_and_cost(happy):
+def _usage_and_cost(happy):
     """Tokens are the server's usage counts; cost follows the price table."""
     server = happy["server"]
     expected_in = sum(sum(len(m["content"]) for m in r["messages"]) // 4
