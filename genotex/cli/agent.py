@@ -1,4 +1,4 @@
-"""Run an automated method: raw inputs -> a prediction tree that ``eval.py`` scores.
+r"""Run an automated method: raw inputs -> a prediction tree that ``eval.py`` scores.
 
 Examples
 --------
@@ -7,8 +7,8 @@ Examples
     python run_agent.py --method random --seed 7 --run-dir /tmp/random
     export GENOTEX_LLM_API_KEY=...                               # never on the command line
     python run_agent.py --method llm-no-data --model gpt-4o --base-url https://api.openai.com/v1
-    python run_agent.py --method genoagent --model qwen2.5-coder \\
-        --base-url http://localhost:11434/v1 --no-reviewer       # an ablation, local server
+    python run_agent.py --method genoagent --model qwen2.5-coder --no-reviewer \
+        --base-url http://localhost:11434/v1                     # an ablation, local server
 """
 
 from __future__ import annotations

@@ -262,8 +262,10 @@ class Method:
 
     def answer_problems(self, problems: Sequence[Problem], ctx: RunContext
                         ) -> Iterator[TaskOutcome]:
-        """Answer ``problems``, yielding each outcome as it comes (default: one by one,
-        each isolated by :func:`run_isolated`)."""
+        """Answer ``problems``, yielding each outcome as it comes.
+
+        The default answers one problem at a time, each isolated by :func:`run_isolated`.
+        """
         for problem in problems:
             yield run_isolated(PROBLEM, str(problem),
                                lambda: self.answer_problem(problem, ctx))

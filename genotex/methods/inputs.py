@@ -10,7 +10,6 @@ accession, then TCGA by trait.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set
 
 from download.tcga import read_cohort_table

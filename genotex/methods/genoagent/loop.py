@@ -45,11 +45,11 @@ CONTEXT_OUTPUT_CHARS = 4000
 PENDING, DONE, SKIPPED = "pending", "done", "skipped"
 
 
-class StepFailed(RuntimeError):
+class StepError(RuntimeError):
     """A step could not be completed; the task ends."""
 
 
-class TimeLimitReached(StepFailed):
+class TimeLimitError(StepError):
     """The task's time limit ran out."""
 
 
@@ -124,7 +124,7 @@ class StepLoop:
     # -- model and kernel -------------------------------------------------------------
     def _check_time(self) -> None:
         if self.deadline is not None and self.clock() >= self.deadline:
-            raise TimeLimitReached("time limit of the task reached")
+            raise TimeLimitError("time limit of the task reached")
 
     def _ask(self, role: str, messages: List[Dict[str, str]]) -> str:
         self._check_time()
@@ -184,9 +184,10 @@ class StepLoop:
                 return code
             self.log.write("format", task=self.spec.key, step=unit.name, role=role,
                            reminder=reminder + 1)
+            reminder_text = prompts.format_reminder(self.spec.key, unit)
             messages = messages + [{"role": "assistant", "content": text},
-                                   {"role": "user", "content": prompts.format_reminder(self.spec.key, unit)}]
-        raise StepFailed(f"step {unit.name}: {role} replied without a code block "
+                                   {"role": "user", "content": reminder_text}]
+        raise StepError(f"step {unit.name}: {role} replied without a code block "
                          f"{self.settings.format_retries + 1} times")
 
     def _writer(self, unit: ActionUnit) -> str:
@@ -224,7 +225,7 @@ class StepLoop:
                 debug_left -= 1
                 feedback = "The step failed:\n" + clip(result.error, CONTEXT_OUTPUT_CHARS)
             else:
-                raise StepFailed(f"step {unit.name} failed: {_first_line(result.error)}")
+                raise StepError(f"step {unit.name} failed: {_first_line(result.error)}")
             revised = self._code_reply(writer, self._messages(writer, prompts.revise_request(
                 self.spec.key, unit, code, _shown_output(result),
                 f"{self.context()}\n\n{feedback}")), unit, allow_keep=True)
@@ -232,7 +233,7 @@ class StepLoop:
                 self.log.write("keep", task=self.spec.key, step=unit.name, role=writer)
                 if result.ok:
                     break
-                raise StepFailed(f"step {unit.name} failed and its code was kept: "
+                raise StepError(f"step {unit.name} failed and its code was kept: "
                                  f"{_first_line(result.error)}")
             code, attempt = revised, attempt + 1
         return ExecutedStep(unit, code, result, writer)
@@ -268,7 +269,7 @@ class StepLoop:
 
         Raises
         ------
-        StepFailed
+        StepError
             A step failed for good, the time limit ran out, or the plan used more
             than ``max_actions`` actions.
         """
@@ -282,7 +283,7 @@ class StepLoop:
             self.status[position] = DONE
             position += 1
         if position < len(self.spec.units):
-            raise StepFailed(f"the plan used {self.settings.max_actions} actions without "
+            raise StepError(f"the plan used {self.settings.max_actions} actions without "
                              "finishing")
         return self.history
 

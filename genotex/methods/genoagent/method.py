@@ -22,7 +22,7 @@ from typing import Dict, List, Mapping, Optional
 
 from genotex.methods.base import (COHORT, DONE, FAILED, PROBLEM, SKIPPED, CohortTask, Method,
                                   MethodConfig, RunContext, TaskOutcome)
-from genotex.methods.genoagent.loop import ExecutedStep, StepFailed, StepLoop, TaskSpec
+from genotex.methods.genoagent.loop import ExecutedStep, StepError, StepLoop, TaskSpec
 from genotex.methods.genoagent.notebook import save_task_notebook
 from genotex.methods.genoagent.prompts import library_reference, system_prompt
 from genotex.methods.genoagent.settings import (CODE_REVIEWER, DATA_ENGINEER, DOMAIN_EXPERT,
@@ -112,7 +112,7 @@ class GenoAgent(Method):
                                 deadline=ctx.deadline(start))
                 try:
                     steps = loop.run()
-                except StepFailed as exc:
+                except StepError as exc:
                     status, reason, steps = FAILED, str(exc), loop.history
         save_task_notebook(notebook, spec, setup, steps)
         usage = loop.usage if loop is not None else None

@@ -9,7 +9,7 @@ vLLM, Ollama (``http://localhost:11434/v1``), llama.cpp's server. The client
 * never puts the API key in a message, an exception or its ``repr``: error
   texts from the server are passed through :func:`redact` first;
 * stops waiting at a deadline (the per-problem time limit): a request that
-  cannot start or finish in time raises :class:`DeadlineExceeded`.
+  cannot start or finish in time raises :class:`DeadlineError`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class LLMError(RuntimeError):
     """The endpoint could not give an answer (after retries when they apply)."""
 
 
-class DeadlineExceeded(LLMError):
+class DeadlineError(LLMError):
     """The time limit of the task ran out while waiting for the endpoint."""
 
 
@@ -126,7 +126,7 @@ class EndpointSettings:
         return self.base_url.rstrip("/") + "/chat/completions"
 
 
-class _Retryable(Exception):
+class _RetryableError(Exception):
     def __init__(self, reason: str, retry_after: Optional[float] = None) -> None:
         super().__init__(reason)
         self.retry_after = retry_after
@@ -179,14 +179,14 @@ class ChatClient:
             text = self._redact(exc.read().decode("utf-8", "replace")[:ERROR_BODY_CHARS])
             reason = f"HTTP {exc.code} from {self.settings.url}: {text.strip()}"
             if exc.code in RETRY_STATUSES:
-                raise _Retryable(reason, parse_retry_after(exc.headers.get("Retry-After")))
+                raise _RetryableError(reason, parse_retry_after(exc.headers.get("Retry-After")))
             raise LLMError(reason) from None
         except (socket.timeout, TimeoutError) as exc:
-            raise _Retryable(f"timeout after {timeout:g} s ({type(exc).__name__})") from None
+            raise _RetryableError(f"timeout after {timeout:g} s ({type(exc).__name__})") from None
         except urllib.error.URLError as exc:
-            raise _Retryable(f"connection failed: {self._redact(str(exc.reason))}") from None
+            raise _RetryableError(f"connection failed: {self._redact(str(exc.reason))}") from None
         except (http.client.HTTPException, ConnectionError, OSError) as exc:
-            raise _Retryable(f"connection failed: {type(exc).__name__}: "
+            raise _RetryableError(f"connection failed: {type(exc).__name__}: "
                              f"{self._redact(str(exc))}") from None
         try:
             return json.loads(body)
@@ -195,7 +195,7 @@ class ChatClient:
                            f"{self._redact(body[:ERROR_BODY_CHARS].decode('utf-8', 'replace'))}"
                            ) from None
 
-    def _delay(self, attempt: int, failure: _Retryable) -> float:
+    def _delay(self, attempt: int, failure: _RetryableError) -> float:
         policy = self.settings.retry
         if failure.retry_after is not None:
             return min(failure.retry_after, policy.max_retry_after)
@@ -207,7 +207,8 @@ class ChatClient:
 
         Parameters
         ----------
-        messages : sequence of {"role": ..., "content": ...}
+        messages : sequence of dict
+            ``{"role": "system" | "user" | "assistant", "content": text}``.
         model : str, optional
             Overrides the settings' model (per-role models).
         deadline : float, optional
@@ -217,7 +218,7 @@ class ChatClient:
         ------
         LLMError
             A permanent error (4xx), an unreadable answer, or retries used up.
-        DeadlineExceeded
+        DeadlineError
             The deadline came first.
         """
         model = model or self.settings.model
@@ -233,15 +234,15 @@ class ChatClient:
             if deadline is not None:
                 timeout = min(timeout, deadline - self._clock())
                 if timeout <= 0:
-                    raise DeadlineExceeded("time limit reached before the model answered")
+                    raise DeadlineError("time limit reached before the model answered")
             try:
                 document = self._request(payload, timeout)
-            except _Retryable as failure:
+            except _RetryableError as failure:
                 if attempt == policy.max_attempts:
                     raise LLMError(f"gave up after {attempt} attempts: {failure}") from None
                 delay = self._delay(attempt, failure)
                 if deadline is not None and self._clock() + delay >= deadline:
-                    raise DeadlineExceeded(f"time limit reached while retrying: {failure}")
+                    raise DeadlineError(f"time limit reached while retrying: {failure}")
                 logger.info("model request failed (%s); retry %d in %.1f s", failure,
                             attempt, delay)
                 self._sleep(delay)

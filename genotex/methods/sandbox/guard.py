@@ -68,7 +68,7 @@ SIGNAL_EVENTS = frozenset({"os.kill", "os.killpg"})
 _INTERNET_FAMILIES = (socket.AF_INET, socket.AF_INET6)
 
 
-class SandboxViolation(PermissionError):
+class SandboxError(PermissionError):
     """An action the sandbox refuses (a :class:`PermissionError`, so ``except OSError`` sees it)."""
 
 
@@ -117,7 +117,7 @@ class WriteGuard:
     def _check_path(self, event: str, path: Any, dir_fd: Optional[int]) -> None:
         resolved = _resolve(path, dir_fd)
         if not self.allows(resolved):
-            raise SandboxViolation(f"sandbox: {event} outside the prediction tree refused: "
+            raise SandboxError(f"sandbox: {event} outside the prediction tree refused: "
                                    f"{resolved}")
 
     def __call__(self, event: str, args: Tuple[Any, ...]) -> None:
@@ -132,13 +132,13 @@ class WriteGuard:
                         else None
                     self._check_path(event, args[path_index], dir_fd)
         elif event in PROCESS_EVENTS and not self.allow_processes:
-            raise SandboxViolation(f"sandbox: starting programs is refused ({event})")
+            raise SandboxError(f"sandbox: starting programs is refused ({event})")
         elif event in SIGNAL_EVENTS and args and args[0] != os.getpid():
-            raise SandboxViolation(f"sandbox: signalling other processes is refused ({event})")
+            raise SandboxError(f"sandbox: signalling other processes is refused ({event})")
         elif event in NETWORK_EVENTS and not self.allow_network:
             sock = args[0] if args else None
             if getattr(sock, "family", None) in _INTERNET_FAMILIES:
-                raise SandboxViolation(f"sandbox: network access is refused ({event})")
+                raise SandboxError(f"sandbox: network access is refused ({event})")
 
 
 def install(allowed_roots: Iterable[Any], allow_processes: bool = False,

@@ -262,6 +262,7 @@ class SandboxKernel:
         Parameters
         ----------
         code : str
+            Python source (one step).
         timeout : float, optional
             Seconds (default: the settings' ``step_timeout``).
         """

@@ -16,8 +16,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from tools.preprocess.clinical import convert_gender, split_key_value
 from tools.preprocess.clinical_rules.evidence import classify_trait_cell, key_names_trait
 from tools.preprocess.clinical_rules.lexicon import trait_lexicon
-from tools.preprocess.clinical_rules.quantities import (age_key_class, is_sex_key, parse_age,
-                                                     parse_number)
+from tools.preprocess.clinical_rules.quantities import (age_key_class, is_sex_key,
+                                                        parse_age, parse_number)
 from tools.preprocess.clinical_rules.text import is_missing_text, plain_text, text_tokens
 from tools.preprocess.clinical_rules.words import NO_WORDS, YES_WORDS
 

@@ -85,7 +85,8 @@ TCGA_CODE: Dict[str, str] = {
     "initial_data_loading": """
 clinical_file, genetic_file = tcga_get_relevant_filepaths(in_cohort_dir)
 clinical_data = tcga_read_clinical_data(clinical_file)
-print(clinical_data.shape, tcga_age_candidates(clinical_data), tcga_gender_candidates(clinical_data))
+print(clinical_data.shape)
+print(tcga_age_candidates(clinical_data), tcga_gender_candidates(clinical_data))
 """,
     "select_demographic_features": """
 age_col, gender_col = "age_at_initial_pathologic_diagnosis", "gender"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from download.fetch import RetryPolicy
-from genotex.methods.llm.client import (ChatClient, DeadlineExceeded, EndpointSettings,
+from genotex.methods.llm.client import (ChatClient, DeadlineError, EndpointSettings,
                                         LLMError, redact)
 from tests.fake_llm_server import FakeLLM
 
@@ -97,7 +97,7 @@ def test_the_deadline_stops_retrying():
         retry = RetryPolicy(max_attempts=4, timeout=5.0)
         client = ChatClient(EndpointSettings(server.base_url, "m", retry), KEY,
                             sleep=lambda s: None, clock=clock)
-        with pytest.raises(DeadlineExceeded):
+        with pytest.raises(DeadlineError):
             client.chat(MESSAGES, deadline=3.0)
 
 

@@ -59,8 +59,10 @@ def test_the_tree_holds_only_the_documented_files(rules_run):
 
 
 def test_deterministic_and_reads_only_inputs_and_metadata(rules_run, tmp_path, monkeypatch):
-    """A second run on copies of input/ and metadata/, with GENOTEX_OUTPUT pointing at an
-    empty folder (no reference tree to peek at), writes the same bytes."""
+    """A second run writes the same bytes, from copies of input/ and metadata/.
+
+    GENOTEX_OUTPUT points at an empty folder: there is no reference tree to peek at.
+    """
     first, _ = rules_run
     shutil.copytree(REPO_ROOT / "input", tmp_path / "input")
     shutil.copytree(REPO_ROOT / "metadata", tmp_path / "metadata")

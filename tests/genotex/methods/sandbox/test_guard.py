@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from genotex.methods.sandbox.guard import SandboxViolation, WriteGuard
+from genotex.methods.sandbox.guard import SandboxError, WriteGuard
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def test_writes_inside_allowed_outside_refused(guard, tmp_path):
     guard("open", (outside, "r", os.O_RDONLY))                   # reading is free
     for args in ((outside, "w", 0), (outside, "a", 0), (outside, "r+", 0),
                  (outside, None, os.O_WRONLY | os.O_CREAT)):
-        with pytest.raises(SandboxViolation, match="outside the prediction tree"):
+        with pytest.raises(SandboxError, match="outside the prediction tree"):
             guard("open", args)
 
 
@@ -35,20 +35,20 @@ def test_file_system_changes_outside_refused(guard, tmp_path):
                         ("os.mkdir", (outside, 0o777, -1)), ("shutil.rmtree", (outside, None)),
                         ("os.symlink", (inside, outside, -1)), ("os.truncate", (outside, 0)),
                         ("os.chmod", (outside, 0o777, -1))):
-        with pytest.raises(SandboxViolation):
+        with pytest.raises(SandboxError):
             guard(event, args)
 
 
 def test_a_symlink_out_of_the_tree_is_followed(guard, tmp_path):
     (tmp_path / "tree" / "link").symlink_to(tmp_path)
-    with pytest.raises(SandboxViolation):
+    with pytest.raises(SandboxError):
         guard("open", (str(tmp_path / "tree" / "link" / "escape.txt"), "w", 0))
 
 
 def test_relative_paths_resolve_against_dir_fd(guard, tmp_path):
     fd = os.open(tmp_path, os.O_RDONLY)
     try:
-        with pytest.raises(SandboxViolation):
+        with pytest.raises(SandboxError):
             guard("os.remove", ("victim", fd))
     finally:
         os.close(fd)
@@ -58,10 +58,10 @@ def test_processes_signals_and_network_refused(guard):
     for event, args in (("subprocess.Popen", ("ls", ["ls"], None, None)),
                         ("os.system", ("ls",)), ("os.fork", ()),
                         ("os.kill", (os.getppid(), 9))):
-        with pytest.raises(SandboxViolation):
+        with pytest.raises(SandboxError):
             guard(event, args)
     guard("os.kill", (os.getpid(), 0))
-    with socket.socket(socket.AF_INET) as inet, pytest.raises(SandboxViolation,
+    with socket.socket(socket.AF_INET) as inet, pytest.raises(SandboxError,
                                                              match="network"):
         guard("socket.connect", (inet, ("93.184.216.34", 80)))
     with socket.socket(socket.AF_UNIX) as unix:

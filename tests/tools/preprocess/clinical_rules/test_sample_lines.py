@@ -1,5 +1,7 @@
-"""The trait in titles, source names and descriptions
-(:mod:`tools.preprocess.clinical_rules.sample_lines`)."""
+"""The trait in titles, source names and descriptions.
+
+Tests of :mod:`tools.preprocess.clinical_rules.sample_lines`.
+"""
 
 import pytest
 
