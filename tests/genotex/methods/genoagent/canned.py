@@ -14,6 +14,18 @@ def block(code: str) -> str:
     return f"Here is the code for this step.\n```python\n{code.strip()}\n```\nIt prints the result."
 
 
+#: The last lines of every cohort: link, missing values, bias, record, linked table.
+LINK_AND_RECORD = """
+linked_data = geo_link_clinical_genetic_data(selected_clinical_data, gene_data)
+linked_data = handle_missing_values(linked_data, trait)
+is_trait_biased, linked_data = judge_and_remove_biased_features(linked_data, trait)
+is_usable = validate_and_save_cohort_info(True, cohort, json_path, True, True, is_trait_biased,
+                                          linked_data, note="GenoAgent")
+if is_usable:
+    atomic_to_csv(linked_data, out_data_file)
+print(read_json(json_path)[cohort])
+"""
+
 GEO_CODE: Dict[str, str] = {
     "initial_data_loading": """
 soft_file, matrix_file = geo_get_relevant_filepaths(in_cohort_dir)
@@ -46,15 +58,7 @@ print(gene_data.shape)
     "data_normalization_and_linking": """
 gene_data = normalize_gene_symbols_in_index(gene_data if requires_gene_mapping else genetic_data)
 atomic_to_csv(gene_data, out_gene_data_file)
-linked_data = geo_link_clinical_genetic_data(selected_clinical_data, gene_data)
-linked_data = handle_missing_values(linked_data, trait)
-is_trait_biased, linked_data = judge_and_remove_biased_features(linked_data, trait)
-is_usable = validate_and_save_cohort_info(True, cohort, json_path, True, True, is_trait_biased,
-                                          linked_data, note="GenoAgent")
-if is_usable:
-    atomic_to_csv(linked_data, out_data_file)
-print(read_json(json_path)[cohort])
-""",
+""" + LINK_AND_RECORD,
 }
 
 CLINICAL_CODE = """
@@ -98,15 +102,7 @@ atomic_to_csv(selected_clinical_data.T, out_clinical_data_file)
     "data_normalization_and_linking": """
 gene_data = normalize_gene_symbols_in_index(tcga_read_genetic_data(genetic_file))
 atomic_to_csv(gene_data, out_gene_data_file)
-linked_data = geo_link_clinical_genetic_data(selected_clinical_data, gene_data)
-linked_data = handle_missing_values(linked_data, trait)
-is_trait_biased, linked_data = judge_and_remove_biased_features(linked_data, trait)
-is_usable = validate_and_save_cohort_info(True, cohort, json_path, True, True, is_trait_biased,
-                                          linked_data, note="GenoAgent")
-if is_usable:
-    atomic_to_csv(linked_data, out_data_file)
-print(read_json(json_path)[cohort])
-""",
+""" + LINK_AND_RECORD,
 }
 
 STATISTICS_CODE: Dict[str, str] = {

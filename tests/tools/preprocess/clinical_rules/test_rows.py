@@ -7,7 +7,6 @@ the demo cohorts and the real series of ``../shared/data`` in ``ch1`` mode
 
 import pytest
 
-from tests.conftest import REPO_ROOT, SHARED_DATA, shared_file
 from tests.tools.preprocess.clinical_rules import heldout_cases, scoring
 from tools.preprocess.clinical_rules import infer_clinical_rows
 
@@ -71,17 +70,6 @@ def test_upstream_notebook_rows(case):
     result = infer_clinical_rows(case["chars"], case["trait"], case["background"])
     for feature in ("trait", "age", "gender"):
         assert result[f"{feature}_row"] in case["truth"][feature], (feature, result)
-
-
-@pytest.fixture(scope="module")
-def demo_cohorts():
-    return scoring.demo_cohorts(REPO_ROOT)
-
-
-@pytest.fixture(scope="module")
-def real_cohorts():
-    shared_file("geo")
-    return scoring.real_cohorts(SHARED_DATA)
 
 
 @pytest.mark.parametrize("index", range(13))

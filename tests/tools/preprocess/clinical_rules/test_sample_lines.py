@@ -5,7 +5,7 @@ Tests of :mod:`tools.preprocess.clinical_rules.sample_lines`.
 
 import pytest
 
-from tests.conftest import REPO_ROOT, SHARED_DATA, shared_file
+from tests.conftest import REPO_ROOT
 from tests.tools.preprocess.clinical_rules import scoring
 from tools.preprocess import get_background_and_clinical_data, get_unique_values_by_row
 from tools.preprocess.clinical_rules import (infer_clinical_rows_with_sample_lines,
@@ -47,17 +47,6 @@ def test_rows_address_the_re_read_demo_table():
     assert any("patient" in str(v) for v in values[result["trait_row"]])
     assert all(str(v).lower().startswith(("sex", "gender"))
                for v in values[result["gender_row"]] if v is not None)
-
-
-@pytest.fixture(scope="module")
-def demo_cohorts():
-    return scoring.demo_cohorts(REPO_ROOT)
-
-
-@pytest.fixture(scope="module")
-def real_cohorts():
-    shared_file("geo")
-    return scoring.real_cohorts(SHARED_DATA)
 
 
 @pytest.mark.parametrize("index", range(13))
