@@ -8,6 +8,10 @@ Each line has ``time`` (UTC, ISO 8601), ``event`` and the event's fields, e.g.
   "output": ...}``;
 * ``{"event": "task", "kind": "cohort", "key": ..., "status": "done", ...}``.
 
+System prompts are long and repeat in every request: they are written once, as a
+``system_prompt`` event keyed by their SHA-256 prefix, and ``llm`` events show
+``[system prompt <key>]`` in their place.
+
 Every line is checked for the run's secrets (the API key) before it is
 written: they are replaced by ``[redacted]``, in plain and in JSON-escaped
 form, so a server that echoes the key back cannot put it in the log.
@@ -51,6 +55,7 @@ class RunLog:
         self._secrets = [s for s in secrets if s]
         self._secrets += [json.dumps(s)[1:-1] for s in self._secrets]
         self._lock = threading.Lock()
+        self._written_once: set = set()
         self._handle: Optional[Any] = self.path.open("a", encoding="utf-8")
 
     def write(self, event: str, **fields: Any) -> None:
@@ -62,6 +67,14 @@ class RunLog:
             if self._handle is not None:
                 self._handle.write(line + "\n")
                 self._handle.flush()
+
+    def write_once(self, key: str, event: str, **fields: Any) -> None:
+        """Append an event the first time ``key`` is seen by this log object."""
+        with self._lock:
+            if key in self._written_once:
+                return
+            self._written_once.add(key)
+        self.write(event, key=key, **fields)
 
     def close(self) -> None:
         """Close the file (later writes are dropped)."""

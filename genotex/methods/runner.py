@@ -14,7 +14,7 @@ Behaviour:
 
 * cohort tasks first (methods that preprocess), then problem tasks;
 * resumable: a task finished in an earlier run of the same method is skipped
-  (``force`` starts the run folder afresh); failed tasks are tried again;
+  (``force`` starts the run folder afresh); failed and skipped tasks are tried again;
 * failures are isolated: an exception ends its task only, with the reason;
 * progress bars (tqdm, terminal only), one ``task`` line per task in the log.
 """
@@ -106,9 +106,13 @@ class RunState:
         return f"{kind}:{key}"
 
     def finished(self, kind: str, key: str) -> Optional[TaskOutcome]:
-        """The earlier outcome of a task that was done, else None."""
+        """The earlier outcome of a task that was done, else None.
+
+        Failed and skipped tasks count as unfinished: a problem skipped for want of a
+        usable cohort may be answerable once a failed cohort has been redone.
+        """
         entry = self.tasks.get(self._key(kind, key))
-        return TaskOutcome.from_dict(entry) if entry and entry["status"] != FAILED else None
+        return TaskOutcome.from_dict(entry) if entry and entry["status"] == DONE else None
 
     def record(self, outcome: TaskOutcome) -> None:
         """Store an outcome and save the state."""

@@ -28,3 +28,11 @@ def test_clip_keeps_both_ends():
     clipped = clip(text, 20)
     assert clipped.startswith("a" * 10) and clipped.endswith("b" * 10)
     assert "80 characters left out" in clipped
+
+
+def test_write_once(tmp_path):
+    log = RunLog(tmp_path / "log.jsonl")
+    for _ in range(3):
+        log.write_once("abc", "system_prompt", content="long text")
+    log.close()
+    assert [e["key"] for e in read_log(tmp_path / "log.jsonl")] == ["abc"]

@@ -9,8 +9,8 @@ from typing import Iterator, List, Sequence
 
 import pytest
 
-from genotex.methods.base import (COHORT, DONE, PROBLEM, CohortTask, Method, RunContext,
-                                  TaskOutcome, Usage)
+from genotex.methods.base import (COHORT, DONE, PROBLEM, SKIPPED, CohortTask, Method,
+                                  RunContext, TaskOutcome, Usage)
 from genotex.methods.results import ranked_gene_document, write_result
 from genotex.methods.runlog import read_log
 from genotex.methods.runner import RunOptions, RunState, run_method
@@ -82,6 +82,18 @@ def test_a_second_run_resumes(tmp_path):
     assert again.cohorts == ["Heart_rate/GSE9100502"] and again.problems == ["Heart_rate|Age"]
     assert len(summary.resumed) == 6 and not summary.failures()
     assert len(summary.outcomes) == 8
+
+
+def test_skipped_problems_are_tried_again(tmp_path):
+    class Skipping(Recording):
+        def answer_problem(self, problem, ctx):
+            self.problems.append(str(problem))
+            return TaskOutcome(PROBLEM, str(problem), SKIPPED, "no usable cohort")
+
+    run(Skipping(), tmp_path)
+    again = Recording()
+    run(again, tmp_path)
+    assert again.cohorts == [] and len(again.problems) == 4
 
 
 def test_force_starts_afresh(tmp_path):

@@ -74,6 +74,10 @@ def _finishes_every_task(happy):
     outcomes = {o.key: o.status for o in happy["summary"].outcomes}
     assert outcomes == {GEO_KEYS[0]: "done", GEO_KEYS[1]: "done", "Hypertension|None": "done"}
     assert happy["script"].left() == {}
+    prompts = events(happy["run_dir"], "system_prompt")
+    assert len(prompts) == len({e["key"] for e in prompts}) >= 4    # each prompt logged once
+    first = events(happy["run_dir"], "llm")[0]["messages"][0]["content"]
+    assert first.startswith("[system prompt ") and first[15:27] in {e["key"] for e in prompts}
 
 
 def _tree_scores_like_the_reference(happy):
