@@ -233,6 +233,12 @@ class MethodConfig:
     prices: Mapping[str, Any] = field(default_factory=dict)
     agent: Any = None
 
+    def require_chat(self, method: str) -> Any:
+        """The endpoint, or a ValueError naming the flags ``method`` needs."""
+        if self.chat is None:
+            raise ValueError(f"{method} needs a model endpoint (--base-url, --model)")
+        return self.chat
+
 
 class Method:
     """Base class of the automated methods (see :mod:`genotex.methods` for the registry).

@@ -62,10 +62,8 @@ class LLMWithoutData(Method):
     @classmethod
     def from_config(cls, config: MethodConfig) -> "LLMWithoutData":
         """Endpoint, prices and the run's synonym map."""
-        if config.chat is None:
-            raise ValueError("llm-no-data needs a model endpoint (--base-url, --model)")
-        return cls(config.chat, load_synonym_map(config.paths.gene_synonyms), config.prices,
-                   config.n_genes)
+        return cls(config.require_chat(cls.name),
+                   load_synonym_map(config.paths.gene_synonyms), config.prices, config.n_genes)
 
     def official_symbols(self, symbols: List[str]) -> List[str]:
         """Symbols mapped to official ones, unknown ones dropped, first rank kept."""

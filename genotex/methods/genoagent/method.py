@@ -81,9 +81,8 @@ class GenoAgent(Method):
     @classmethod
     def from_config(cls, config: MethodConfig) -> "GenoAgent":
         """Endpoint, switches, paths and prices of the run."""
-        if config.chat is None:
-            raise ValueError("genoagent needs a model endpoint (--base-url, --model)")
-        return cls(config.chat, config.agent or AgentSettings(), config.paths, config.prices)
+        return cls(config.require_chat(cls.name), config.agent or AgentSettings(),
+                   config.paths, config.prices)
 
     def _sandbox(self, ctx: RunContext, key: str) -> SandboxSettings:
         environment = {name: str(getattr(self.paths, attribute))
