@@ -1,0 +1,49 @@
+"""Automated methods: raw inputs (``input/`` + ``metadata/``) -> a prediction tree.
+
+The registry maps each ``run_agent.py --method`` name to its class (imported
+only when chosen, so the rules agent never loads Jupyter):
+
+==============  ===========================================================
+``random``      data-free: a seeded random gene list per problem
+``llm-no-data`` data-free: a model is asked for each problem's genes
+``rules``       offline, deterministic: every role played by rules
+``genoagent``   the paper's multi-agent LLM method in a sandboxed kernel
+==============  ===========================================================
+
+Add a method: a module here with a :class:`~genotex.methods.base.Method`
+subclass and one line in :data:`METHODS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Dict, List, Type
+
+from genotex.methods.base import Method
+
+#: ``--method`` name -> ``module:Class``.
+METHODS: Dict[str, str] = {
+    "random": "genotex.methods.random_baseline:RandomGenes",
+    "llm-no-data": "genotex.methods.llm_no_data:LLMWithoutData",
+    "rules": "genotex.methods.rules.method:RulesAgent",
+    "genoagent": "genotex.methods.genoagent.method:GenoAgent",
+}
+
+
+def method_names() -> List[str]:
+    """The registered method names, in registry order."""
+    return list(METHODS)
+
+
+def method_class(name: str) -> Type[Method]:
+    """The class of a registered method.
+
+    Raises
+    ------
+    KeyError
+        For an unknown name (the message lists the known ones).
+    """
+    if name not in METHODS:
+        raise KeyError(f"unknown method {name!r}; known: {', '.join(METHODS)}")
+    module, _, attribute = METHODS[name].partition(":")
+    return getattr(importlib.import_module(module), attribute)

@@ -1,0 +1,153 @@
+"""GenoAgent (the paper's multi-agent method): the Project Manager and the task set-up.
+
+The **Project Manager** coordinates without a model call: it assigns every
+cohort to the Data Engineer's GEO or TCGA action units, then every problem to
+the Statistician -- after checking, with the benchmark's own selection rule,
+that the preprocessed tree has a usable cohort (or pair) for it; a problem
+without one is skipped with the reason, at no cost. Each task gets a fresh
+sandboxed kernel (:mod:`genotex.methods.sandbox`), a setup cell with the task's
+variables, and the step loop (:mod:`.loop`). The executed steps are saved as
+``<tree>/code/<Trait>/<cohort>.ipynb`` (problems:
+``<tree>/code/<Trait>/significant_genes_condition_<C>.ipynb``), also when the
+task failed (the steps run so far).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional
+
+from genotex.methods.base import (COHORT, DONE, FAILED, PROBLEM, SKIPPED, CohortTask, Method,
+                                  MethodConfig, RunContext, TaskOutcome)
+from genotex.methods.genoagent.loop import ExecutedStep, StepError, StepLoop, TaskSpec
+from genotex.methods.genoagent.notebook import save_task_notebook
+from genotex.methods.genoagent.prompts import library_reference, system_prompt
+from genotex.methods.genoagent.settings import (CODE_REVIEWER, DATA_ENGINEER, DOMAIN_EXPERT,
+                                                PROJECT_MANAGER, STATISTICIAN, AgentSettings)
+from genotex.methods.genoagent.steps import setup_code, task_description, units_for
+from genotex.methods.llm.client import ChatClient
+from genotex.methods.resources import Price
+from genotex.methods.sandbox.kernel import SandboxKernel, SandboxSettings
+from utils.paths import ProjectPaths
+from utils.problems import Problem, result_path
+from utils.selection import select_in_tree
+
+#: Seconds the setup cell (library imports) may take, whatever the step timeout.
+SETUP_TIMEOUT = 300.0
+#: Environment variables the kernel gets so the library finds this run's inputs.
+_PATH_VARIABLES = {"GENOTEX_ROOT": "root", "GENOTEX_INPUT": "input",
+                   "GENOTEX_METADATA": "metadata", "GENOTEX_GENE_SYNONYMS": "gene_synonyms",
+                   "GENOTEX_TASK_INFO": "task_info"}
+
+
+@functools.lru_cache(maxsize=4)
+def _references(kind: str) -> str:
+    if kind == "problem":
+        from tools.statistics import __all__ as names
+        return library_reference("tools.statistics", names)
+    from tools.preprocess import __all__ as names
+    return library_reference("tools.preprocess", names)
+
+
+def system_prompts(kind: str) -> Dict[str, str]:
+    """``{role: system prompt}`` for a task kind (``GEO``, ``TCGA`` or ``problem``)."""
+    reference = _references(kind)
+    programmer = STATISTICIAN if kind == "problem" else DATA_ENGINEER
+    return {role: system_prompt(role, reference)
+            for role in (programmer, DOMAIN_EXPERT, CODE_REVIEWER)}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+
+
+class GenoAgent(Method):
+    """The multi-agent LLM method (module docstring; switches in :class:`AgentSettings`)."""
+
+    name = "genoagent"
+    preprocesses = True
+    needs_llm = True
+
+    def __init__(self, chat: ChatClient, settings: AgentSettings, paths: ProjectPaths,
+                 prices: Mapping[str, Price]) -> None:
+        self.chat = chat
+        self.settings = settings
+        self.paths = paths
+        self.prices = prices
+
+    @classmethod
+    def from_config(cls, config: MethodConfig) -> "GenoAgent":
+        """Endpoint, switches, paths and prices of the run."""
+        return cls(config.require_chat(cls.name), config.agent or AgentSettings(),
+                   config.paths, config.prices)
+
+    def _sandbox(self, ctx: RunContext, key: str) -> SandboxSettings:
+        environment = {name: str(getattr(self.paths, attribute))
+                       for name, attribute in _PATH_VARIABLES.items()}
+        return SandboxSettings(writable_root=ctx.tree, scratch=ctx.scratch / _slug(key),
+                               memory_bytes=self.settings.memory_bytes,
+                               step_timeout=self.settings.step_timeout,
+                               environment=environment)
+
+    def _run_task(self, kind: str, spec: TaskSpec, notebook: Path, ctx: RunContext
+                  ) -> TaskOutcome:
+        start = time.monotonic()
+        loop: Optional[StepLoop] = None
+        steps: List[ExecutedStep] = []
+        status, reason = DONE, ""
+        with SandboxKernel(self._sandbox(ctx, spec.key)) as kernel:
+            setup = kernel.execute(spec.setup_code,
+                                   timeout=max(self.settings.step_timeout, SETUP_TIMEOUT))
+            ctx.log.write("execute", task=spec.key, step="setup", role=PROJECT_MANAGER,
+                          code=spec.setup_code, status=setup.status, output=setup.text,
+                          error=setup.error)
+            if not setup.ok:
+                status, reason = FAILED, f"setup cell failed: {setup.error.splitlines()[0]}"
+            else:
+                loop = StepLoop(spec, self.chat, kernel, self.settings, ctx.log, self.prices,
+                                deadline=ctx.deadline(start))
+                try:
+                    steps = loop.run()
+                except StepError as exc:
+                    status, reason, steps = FAILED, str(exc), loop.history
+        save_task_notebook(notebook, spec, setup, steps)
+        usage = loop.usage if loop is not None else None
+        outcome = TaskOutcome(kind, spec.key, status, reason, time.monotonic() - start)
+        if usage is not None:
+            outcome.usage = usage
+        return outcome
+
+    def preprocess_cohort(self, task: CohortTask, ctx: RunContext) -> TaskOutcome:
+        """The Data Engineer (and Domain Expert) preprocess one cohort."""
+        units = units_for(task.source)
+        ctx.log.write("assign", role=PROJECT_MANAGER, task=task.key, to=DATA_ENGINEER,
+                      units=[u.name for u in units])
+        code = setup_code(task=task)
+        spec = TaskSpec(task.key, task_description(task=task), code, DATA_ENGINEER, units,
+                        system_prompts(task.source))
+        return self._run_task(COHORT, spec, ctx.code_root / task.trait / f"{task.cohort}.ipynb",
+                              ctx)
+
+    def answer_problem(self, problem: Problem, ctx: RunContext) -> TaskOutcome:
+        """The Statistician answers one problem, if the tree can answer it."""
+        selection = select_in_tree(problem, ctx.preprocess_root, ctx.task_info)
+        if not selection.ok:
+            ctx.log.write("assign", role=PROJECT_MANAGER, task=str(problem), to=None,
+                          reason=selection.reason)
+            return TaskOutcome(PROBLEM, str(problem), SKIPPED,
+                               f"no usable cohort: {selection.reason}")
+        units = units_for("problem")
+        ctx.log.write("assign", role=PROJECT_MANAGER, task=str(problem), to=STATISTICIAN,
+                      units=[u.name for u in units], cohorts=list(selection.cohorts))
+        code = setup_code(problem=problem)
+        spec = TaskSpec(str(problem), task_description(problem=problem), code, STATISTICIAN,
+                        units, system_prompts("problem"))
+        path = result_path(ctx.regress_root, problem)
+        notebook = ctx.code_root / problem.trait / path.with_suffix(".ipynb").name
+        outcome = self._run_task(PROBLEM, spec, notebook, ctx)
+        if outcome.status == DONE and not path.is_file():
+            outcome.status, outcome.reason = FAILED, f"the analysis saved no result ({path.name})"
+        return outcome

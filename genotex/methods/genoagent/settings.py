@@ -1,0 +1,70 @@
+"""GenoAgent's switches: the ablations of the paper's Table 2 and the runtime limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
+
+GIB = 1 << 30
+
+PROJECT_MANAGER = "Project Manager"
+DATA_ENGINEER = "Data Engineer"
+STATISTICIAN = "Statistician"
+CODE_REVIEWER = "Code Reviewer"
+DOMAIN_EXPERT = "Domain Expert"
+#: Roles that call a model (the Project Manager coordinates without one).
+ROLES = (DATA_ENGINEER, STATISTICIAN, CODE_REVIEWER, DOMAIN_EXPERT)
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """How GenoAgent works.
+
+    Attributes
+    ----------
+    planning : bool
+        The programming agent chooses each next action (next step, skip a
+        step, go back to an earlier one); False runs every step once in the
+        fixed order (the "no planning" ablation).
+    reviewer : bool
+        The Code Reviewer checks each executed step ("no reviewer" ablation).
+    domain_expert : bool
+        The Domain Expert writes the inference-heavy steps (which rows hold the
+        trait, how values encode cases and controls); False leaves them to the
+        programming agent ("no domain expert" ablation).
+    review_rounds : int
+        Reviews per step at most (the paper's 0 / 1 / 2 rounds); 0 is the same
+        as no reviewer.
+    debug_attempts : int
+        Without a review, how often a failed step is rewritten from its error.
+    format_retries : int
+        How often a reply without a code block is asked for again.
+    max_actions : int
+        Actions per task at most (a guard against planning loops).
+    step_timeout : float
+        Seconds one executed step may take.
+    memory_bytes : int
+        Address-space limit of the kernel.
+    role_models : mapping
+        ``{role: model}`` overriding the default model for a role.
+    """
+
+    planning: bool = True
+    reviewer: bool = True
+    domain_expert: bool = True
+    review_rounds: int = 2
+    debug_attempts: int = 2
+    format_retries: int = 2
+    max_actions: int = 24
+    step_timeout: float = 600.0
+    memory_bytes: int = 8 * GIB
+    role_models: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def reviews(self) -> int:
+        """Review rounds actually used (0 when the reviewer is off)."""
+        return self.review_rounds if self.reviewer else 0
+
+    def model_for(self, role: str) -> Optional[str]:
+        """The model of ``role`` (None: the endpoint's default)."""
+        return self.role_models.get(role)

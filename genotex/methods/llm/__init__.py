@@ -1,0 +1,1 @@
+"""Talking to language models: an OpenAI-compatible chat client and reply parsing."""

@@ -1,0 +1,341 @@
+"""A persistent Jupyter kernel that runs generated code inside the sandbox.
+
+:class:`SandboxKernel` starts an IPython kernel through
+:mod:`genotex.methods.sandbox.boot` (address-space limit and write guard
+installed before anything else), with
+
+* its working directory in the run folder (the prediction tree by default);
+* writes allowed only below the prediction tree and a private scratch folder
+  (kernel files, ``TMPDIR``);
+* an environment without secrets: variables whose names hold ``KEY``,
+  ``TOKEN``, ``SECRET`` or ``PASSWORD`` (and the configured API-key variable)
+  are not passed on; ``GENOTEX_OUTPUT`` points at the prediction tree, so the
+  library's path resolution writes there;
+* single-threaded BLAS (``OPENBLAS_NUM_THREADS=1`` ...), which also keeps the
+  address space small.
+
+:meth:`SandboxKernel.execute` runs one step with a timeout: on timeout the
+kernel is interrupted, and restarted (its state lost) when it does not come
+back; a kernel that dies (killed by the memory limit) is restarted too. The
+result says which happened.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from genotex.methods.sandbox.boot import SETTINGS_ENV
+
+logger = logging.getLogger(__name__)
+
+KERNEL_NAME = "genotex-sandbox"
+GIB = 1 << 30
+#: Environment variable names (upper case) containing one of these are not passed on.
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
+#: Seconds an interrupted step gets to stop before the kernel is restarted.
+INTERRUPT_GRACE_SECONDS = 5.0
+#: Longest Unix socket path (``sizeof(sockaddr_un.sun_path)`` less the terminator).
+IPC_PATH_MAX = 107
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """Where and how generated code runs.
+
+    Attributes
+    ----------
+    writable_root : Path
+        The prediction tree: generated code may write below it (and below ``scratch``).
+    scratch : Path
+        Private folder of the kernel (connection file, kernelspec, ``TMPDIR``).
+    cwd : Path, optional
+        Working directory (default: ``writable_root``).
+    memory_bytes : int
+        Address-space limit of the kernel process (0: none).
+    step_timeout : float
+        Default seconds per executed step.
+    startup_timeout : float
+        Seconds the kernel may take to start.
+    environment : mapping
+        Extra variables for the kernel (``GENOTEX_INPUT`` ...).
+    hidden_variables : sequence of str
+        Variables never passed on (e.g. the API-key variable).
+    allow_processes, allow_network : bool
+        Let generated code start programs / connect to the network.
+    """
+
+    writable_root: Path
+    scratch: Path
+    cwd: Optional[Path] = None
+    memory_bytes: int = 4 * GIB
+    step_timeout: float = 600.0
+    startup_timeout: float = 60.0
+    environment: Mapping[str, str] = field(default_factory=dict)
+    hidden_variables: Sequence[str] = ()
+    allow_processes: bool = False
+    allow_network: bool = False
+
+
+@dataclass
+class ExecutionResult:
+    """What one executed step produced.
+
+    Attributes
+    ----------
+    status : {"ok", "error", "timeout", "died"}
+    text : str
+        Everything printed or returned, as plain text (ANSI colours removed).
+    error : str
+        ``Name: message`` and the traceback when ``status`` is not ok.
+    outputs : list
+        nbformat output nodes (for the stored notebook).
+    seconds : float
+    execution_count : int or None
+    restarted : bool
+        The kernel was restarted after this step (its variables are gone).
+    """
+
+    status: str
+    text: str = ""
+    error: str = ""
+    outputs: List[Any] = field(default_factory=list)
+    seconds: float = 0.0
+    execution_count: Optional[int] = None
+    restarted: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Whether the step ran without error."""
+        return self.status == "ok"
+
+
+def kernel_environment(settings: SandboxSettings,
+                       base: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """The kernel's environment: ``base`` without secrets, plus the sandbox variables."""
+    base = os.environ if base is None else base
+    hidden = {name.upper() for name in settings.hidden_variables}
+    env = {name: value for name, value in base.items()
+           if name.upper() not in hidden
+           and not any(part in name.upper() for part in SECRET_NAME_PARTS)}
+    tmp = settings.scratch / "tmp"
+    # the folder holding this library (a checkout or site-packages): the kernel imports
+    # the same code as the runner, never another copy
+    repo_root = str(Path(__file__).resolve().parents[3])
+    pythonpath = [repo_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env.update({
+        "PYTHONPATH": os.pathsep.join(dict.fromkeys(pythonpath)),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp),
+        "IPYTHONDIR": str(settings.scratch / "ipython"),
+        "MPLCONFIGDIR": str(settings.scratch / "matplotlib"),
+        "JUPYTER_RUNTIME_DIR": str(settings.scratch / "runtime"),
+        "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+        "GENOTEX_OUTPUT": str(settings.writable_root),
+    })
+    env.update(settings.environment)
+    env[SETTINGS_ENV] = json.dumps({
+        "allowed_roots": [str(settings.writable_root), str(settings.scratch)],
+        "memory_bytes": int(settings.memory_bytes),
+        "allow_processes": settings.allow_processes,
+        "allow_network": settings.allow_network,
+    })
+    return env
+
+
+def write_kernelspec(folder: Path) -> Path:
+    """Write the sandbox kernelspec below ``folder``; returns the kernels folder."""
+    kernels = folder / "kernels"
+    spec = kernels / KERNEL_NAME
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "genotex.methods.sandbox.boot", "-f",
+                 "{connection_file}", "--HistoryManager.enabled=False"],
+        "display_name": "GenoTEX sandbox (Python 3)", "language": "python"}), "utf-8")
+    return kernels
+
+
+def plain_output_text(outputs: Sequence[Any]) -> str:
+    """Streams, results and errors of nbformat outputs as one plain text."""
+    parts: List[str] = []
+    for output in outputs:
+        kind = output.get("output_type")
+        if kind == "stream":
+            parts.append(output.get("text", ""))
+        elif kind in ("execute_result", "display_data"):
+            text = output.get("data", {}).get("text/plain", "")
+            parts.append(text if text.endswith("\n") else text + "\n")
+        elif kind == "error":
+            parts.append("\n".join(output.get("traceback", [])) + "\n")
+    return _ANSI.sub("", "".join(parts))
+
+
+def _error_text(outputs: Sequence[Any]) -> str:
+    for output in outputs:
+        if output.get("output_type") == "error":
+            trace = _ANSI.sub("", "\n".join(output.get("traceback", [])))
+            return f"{output.get('ename')}: {output.get('evalue')}\n{trace}"
+    return ""
+
+
+class SandboxKernel:
+    """A persistent sandboxed IPython kernel (use as a context manager)."""
+
+    def __init__(self, settings: SandboxSettings) -> None:
+        self.settings = settings
+        self._manager: Any = None
+        self._client: Any = None
+        self._ipc_dir: Optional[str] = None
+
+    # -- life cycle -------------------------------------------------------------------
+    def start(self) -> "SandboxKernel":
+        """Start the kernel and wait until it answers."""
+        from jupyter_client import KernelManager
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        settings = self.settings
+        for folder in (settings.scratch / "tmp", settings.scratch / "runtime",
+                       settings.writable_root):
+            folder.mkdir(parents=True, exist_ok=True)
+        specs = KernelSpecManager(kernel_dirs=[str(write_kernelspec(settings.scratch))])
+        runtime = settings.scratch / "runtime"
+        self._manager = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs,
+                                      connection_file=str(runtime / "kernel-connection.json"),
+                                      **self._transport())
+        self._manager.start_kernel(cwd=str(settings.cwd or settings.writable_root),
+                                   env=kernel_environment(settings))
+        self._connect()
+        return self
+
+    def _transport(self) -> Dict[str, str]:
+        """Unix sockets in a short private folder (their paths are limited to ~100 bytes)."""
+        base = "/tmp" if os.path.isdir("/tmp") else None
+        self._ipc_dir = tempfile.mkdtemp(prefix="gtx-", dir=base)
+        address = os.path.join(self._ipc_dir, "k")
+        if len(address) + 4 > IPC_PATH_MAX:
+            return {"transport": "tcp", "ip": "127.0.0.1"}
+        return {"transport": "ipc", "ip": address}
+
+    def _connect(self) -> None:
+        self._client = self._manager.client()
+        self._client.start_channels()
+        self._client.wait_for_ready(timeout=self.settings.startup_timeout)
+
+    def restart(self) -> None:
+        """Restart the kernel (its variables are lost)."""
+        self._client.stop_channels()
+        self._manager.restart_kernel(now=True)
+        self._connect()
+
+    def shutdown(self) -> None:
+        """Stop the kernel (idempotent)."""
+        if self._client is not None:
+            self._client.stop_channels()
+            self._client = None
+        if self._manager is not None:
+            if self._manager.has_kernel:
+                self._manager.shutdown_kernel(now=True)
+            self._manager = None
+        if self._ipc_dir is not None:
+            shutil.rmtree(self._ipc_dir, ignore_errors=True)
+            self._ipc_dir = None
+
+    def __enter__(self) -> "SandboxKernel":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.shutdown()
+
+    # -- execution --------------------------------------------------------------------
+    def execute(self, code: str, timeout: Optional[float] = None) -> ExecutionResult:
+        """Run ``code`` in the kernel; never raises for errors of the code itself.
+
+        Parameters
+        ----------
+        code : str
+            Python source (one step).
+        timeout : float, optional
+            Seconds (default: the settings' ``step_timeout``).
+        """
+        from nbformat.v4 import output_from_msg
+
+        timeout = self.settings.step_timeout if timeout is None else timeout
+        start = time.monotonic()
+        msg_id = self._client.execute(code, store_history=True, allow_stdin=False,
+                                      stop_on_error=False)
+        outputs: List[Any] = []
+        count: Optional[int] = None
+        status = self._collect(msg_id, start + timeout, outputs, output_from_msg)
+        restarted = False
+        if status == "timeout":
+            restarted = self._stop_runaway(msg_id)
+        elif status == "died":
+            self.restart()
+            restarted = True
+        else:
+            count, status = self._reply(msg_id)
+        result = ExecutionResult(status=status, outputs=outputs,
+                                 text=plain_output_text(outputs), error=_error_text(outputs),
+                                 seconds=time.monotonic() - start, execution_count=count,
+                                 restarted=restarted)
+        if status == "timeout":
+            result.error = f"Timeout: the step did not finish within {timeout:g} s"
+        elif status == "died":
+            result.error = "KernelDied: the kernel process ended (memory limit?); restarted"
+        return result
+
+    def _collect(self, msg_id: str, deadline: float, outputs: List[Any], convert) -> str:
+        """Gather the step's outputs until the kernel is idle; the status so far."""
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "timeout"
+            try:
+                message = self._client.get_iopub_msg(timeout=min(remaining, 1.0))
+            except queue.Empty:
+                if not self._manager.is_alive():
+                    return "died"
+                continue
+            if message.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = message["msg_type"]
+            if kind == "status" and message["content"].get("execution_state") == "idle":
+                return "ok"
+            if kind in ("stream", "execute_result", "display_data", "error"):
+                outputs.append(convert(message))
+
+    def _reply(self, msg_id: str) -> tuple:
+        """Execution count and status from the shell reply."""
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
+            try:
+                reply = self._client.get_shell_msg(timeout=1.0)
+            except queue.Empty:
+                continue
+            if reply.get("parent_header", {}).get("msg_id") == msg_id:
+                content = reply["content"]
+                return content.get("execution_count"), \
+                    "ok" if content.get("status") == "ok" else "error"
+        return None, "error"
+
+    def _stop_runaway(self, msg_id: str) -> bool:
+        """Interrupt a step that ran out of time; restart when it will not stop."""
+        self._manager.interrupt_kernel()
+        if self._collect(msg_id, time.monotonic() + INTERRUPT_GRACE_SECONDS, [],
+                         lambda message: message) == "ok":
+            self._reply(msg_id)
+            return False
+        logger.warning("kernel did not stop after an interrupt: restarting it")
+        self.restart()
+        return True
