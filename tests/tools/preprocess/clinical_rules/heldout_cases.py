@@ -3,8 +3,10 @@
 The characteristics dictionaries are GEO sample metadata (NCBI records) as the
 upstream GenoTEX notebooks printed them in their first step; long lists are
 shortened (first values kept), which does not change which row holds what.
-Backgrounds are short excerpts of the series title / summary / design. No
-notebook code is reused: these are data.
+Backgrounds are short paraphrases, in our own words, of each series' title,
+summary and design (abbreviations, disease names and sample counts kept); they
+replaced quoted text after the runs below, and every row choice stayed the
+same. No notebook code is reused: the characteristics are data.
 
 ``truth`` is a hand reading of each dictionary (accepted rows per feature),
 written down before the rules were run on the held-out set; ``upstream`` is
@@ -27,9 +29,9 @@ Case = Dict[str, object]
 DEV2: List[Case] = [
     dict(
         name="Alzheimers_Disease/GSE132903", trait="Alzheimers_Disease",
-        background=("Transcriptome changes in the Alzheimer's middle temporal gyrus. We compared "
-                    "RNA expression of middle temporal gyrus (MTG; BA21) between Alzheimer\u2019s "
-                    "Disease (AD = 97) and non-demented controls (ND = 98)"),
+        background=("Postmortem RNA profiling of the middle temporal gyrus (MTG, Brodmann area 21) "
+                    "in 97 Alzheimer's disease brains (AD) and 98 non-demented control brains "
+                    "(ND)."),
         chars={0: ["tissue: middle temporal gyrus"], 1: ["Sex: female", "Sex: male"],
                2: ["expired_age (years): 90+", "expired_age (years): 82",
                    "expired_age (years): 88", "expired_age (years): 92",
@@ -40,8 +42,8 @@ DEV2: List[Case] = [
         note="ND is defined in the background as non-demented controls"),
     dict(
         name="Vitamin_D_Levels/GSE118723", trait="Vitamin_D_Levels",
-        background=("Discovery and characterization of variance QTLs in human induced pluripotent "
-                    "stem cells"),
+        background=("Mapping of genetic variants that alter the variability (variance QTLs) of "
+                    "gene expression in human induced pluripotent stem cells."),
         chars={0: ["experiment: 02192018", "experiment: 02202018", "experiment: 03162017"],
                1: ["well: A01", "well: A02", "well: B01"],
                2: ["individual: NA18517", "individual: NA18913", "individual: NA19210"],
@@ -50,8 +52,8 @@ DEV2: List[Case] = [
         upstream={"trait": None, "age": None, "gender": None}),
     dict(
         name="Vitamin_D_Levels/GSE33544", trait="Vitamin_D_Levels",
-        background=("Human B cell receptor light chain repertoire analysis in healthy individuals "
-                    "and SLE patients"),
+        background=("B cell receptor light chain repertoires compared between people with systemic "
+                    "lupus erythematosus (SLE) and healthy individuals."),
         chars={0: ["disease state: Healthy", "disease state: SLE", "disease state: N/A"],
                1: ["individual: Healthy01", "individual: Healthy02", "individual: SLE01",
                    "sample type: Standard 1, Reference sample with reverse complement of B3 "
@@ -63,8 +65,8 @@ DEV2: List[Case] = [
         note="SLE vs healthy is not a vitamin D measurement"),
     dict(
         name="Type_2_Diabetes/GSE180393", trait="Type_2_Diabetes",
-        background=("Glomerular gene expression data from micro-dissected human kidney biopsy "
-                    "samples from patients with chronic kidney disease(Lupus, DN, IgA,HT, TN) and "
+        background=("Gene expression of glomeruli micro-dissected from human kidney biopsies: "
+                    "patients with several chronic kidney diseases (Lupus, DN, IgA, HT, TN) versus "
                     "healthy living donors."),
         chars={0: ["sample group: Living donor", "sample group: infection-associated GN",
                    "sample group: FSGS", "sample group: LN-WHO III", "sample group: DN",
@@ -77,16 +79,15 @@ DEV2: List[Case] = [
         note="DN (diabetic nephropathy) implies diabetes but is not spelled out; either answer"),
     dict(
         name="Type_2_Diabetes/GSE98887", trait="Type_2_Diabetes",
-        background="BACH2 inhibition reverses beta-cell failure in type 2 diabetes models",
+        background="Blocking BACH2 restores failing beta cells in models of type 2 diabetes.",
         chars={0: ["tissue: inlet cells"]},
         truth={"trait": [None], "age": [None], "gender": [None]},
         upstream={"trait": None, "age": None, "gender": None}),
     dict(
         name="Crohns_Disease/GSE123086", trait="Crohns_Disease",
-        background=("CD4+ T cells in 13 diseases ... diseases of the digestive system "
-                    "(Crohn\u2019s "
-                    "disease [CD], ulcerative colitis [UC]) ... Age and gender matched healthy "
-                    "controls"),
+        background=("CD4+ T cells profiled across 13 diseases, among them digestive ones such as "
+                    "Crohn's disease [CD] and ulcerative colitis [UC], with healthy controls "
+                    "matched for age and sex."),
         chars={0: ["cell type: CD4+ T cells"],
                1: ["primary diagnosis: ASTHMA", "primary diagnosis: ATHEROSCLEROSIS",
                    "primary diagnosis: BREAST_CANCER", "primary diagnosis: CROHN_DISEASE",
@@ -104,9 +105,8 @@ DEV2: List[Case] = [
         note="rows 2-4 mix keys (a missing line shifts the rest up)"),
     dict(
         name="Crohns_Disease/GSE83448", trait="Crohns_Disease",
-        background=("Genome-wide transcriptional analysis in intestinal biopsies from Crohn's "
-                    "disease (CD) patients. Intestinal biopsy samples were obtained from CD "
-                    "patients and healthy controls."),
+        background=("Whole-genome expression profiling of intestinal biopsies, obtained from "
+                    "patients with Crohn's disease (CD) and from healthy controls."),
         chars={0: ["tissue: intestinal mucosa"],
                1: ["inflammation: Control", "inflammation: Inflamed margin",
                    "inflammation: Non-inflamed margin"]},
@@ -115,8 +115,8 @@ DEV2: List[Case] = [
         note="inflamed / non-inflamed margins are both CD patients"),
     dict(
         name="Breast_Cancer/GSE153316", trait="Breast_Cancer",
-        background=("Gene expression profiles of adipose tissue adjacent to and distant from "
-                    "breast cancer ... from 41 patients subjected to mastectomy"),
+        background=("Gene expression of adipose tissue taken near to and far from the breast "
+                    "tumour in 41 patients who had a mastectomy."),
         chars={0: ["subject status: patients subjected to mastectomy"],
                1: ["bmi: <20", "bmi: 20-25", "bmi: 25-30", "bmi: >30"],
                2: ["age: 39", "age: 36", "age: 75", "age: 60", "age: 49", "age: 74"],
@@ -133,8 +133,8 @@ DEV2: List[Case] = [
         note="every sample is a patient: no control group in the characteristics"),
     dict(
         name="Obesity/GSE99725", trait="Obesity",
-        background=("comorbid depression in massively obese patients before and after bariatric "
-                    "surgery"),
+        background=("Depression occurring together with severe obesity, studied in patients before "
+                    "and after bariatric surgery."),
         chars={0: ["patient: CB291013", "patient: TP100414", "patient: JDF280314"],
                1: ["time: M0", "time: M6"], 2: ["MADRS: A", "MADRS: B"],
                3: ["tissue: Venous blood"]},
@@ -146,11 +146,9 @@ DEV2: List[Case] = [
 HELDOUT: List[Case] = [
     dict(
         name="Schizophrenia/GSE119288", trait="Schizophrenia",
-        background=("Expression-based drug screening of neural progenitor cells from individuals "
-                    "with schizophrenia. We compare the transcriptional responses of eight "
-                    "commonly used cancer cell lines (CCLs) directly to that of hiPSC-derived "
-                    "neural progenitor cells (NPCs) from twelve individuals with SZ and twelve "
-                    "controls across 135 drugs"),
+        background=("Drug screen read out by gene expression: responses to 135 drugs compared "
+                    "between eight cancer cell lines (CCLs) and hiPSC-derived neural progenitor "
+                    "cells (NPCs) from 12 people with schizophrenia (SZ) and 12 controls."),
         chars={0: ["perturbagen: NORFLOXACIN", "perturbagen: RISPERIDONE", "perturbagen: DMSO",
                    "perturbagen: Ziprasidone"],
                1: ["cell id: VCAP", "cell id: 3182-2-4", "cell id: 2484-2-A", "cell id: 449-2-12"],
@@ -166,9 +164,9 @@ HELDOUT: List[Case] = [
         note="cell ids do not say which donor is SZ"),
     dict(
         name="Schizophrenia/GSE285666", trait="Schizophrenia",
-        background=("Lymphoblastoid Cell Lines (LCLs) from Williams syndrome patients and "
-                    "controls. Williams syndrome (WS) ... relevant to disorders like autism "
-                    "spectrum disorder (ASD) and schizophrenia (SCHZ)."),
+        background=("Patients with Williams syndrome (WS) and controls, studied through their "
+                    "lymphoblastoid cell lines (LCLs); WS is of interest for autism spectrum "
+                    "disorder (ASD) and schizophrenia (SCHZ)."),
         chars={0: ["disease state: unaffected parental control",
                    "disease state: Williams syndrome patient"]},
         truth={"trait": [None], "age": [None], "gender": [None]},
@@ -176,7 +174,8 @@ HELDOUT: List[Case] = [
         note="Williams syndrome, not schizophrenia (upstream set is_trait_available False)"),
     dict(
         name="Acute_Myeloid_Leukemia/GSE121291", trait="Acute_Myeloid_Leukemia",
-        background="CDK7 inhibition in AML cell line THP-1 treated with SY-1365, JQ1, NVP2",
+        background=("The AML cell line THP-1 exposed to CDK7 inhibition with SY-1365, or to JQ1 or "
+                    "NVP2."),
         chars={0: ["disease state: Acute Myeloid Leukemia"],
                1: ["cell line: AML cell line  THP-1"],
                2: ["agent: DMSO", "agent: SY-1365", "agent: JQ1", "agent: NVP2", "agent: FLAVO"],
@@ -186,7 +185,8 @@ HELDOUT: List[Case] = [
         note="one cell line, drug arms only"),
     dict(
         name="Adrenocortical_Cancer/GSE108088", trait="Adrenocortical_Cancer",
-        background=("Comprehensive molecular profiling of children with recurrent cancer II"),
+        background=("Second part of an in-depth molecular profiling study of paediatric patients "
+                    "whose cancer relapsed."),
         chars={0: ["condition: Atypical meningioma",
                    "condition: Choroid plexus carcinoma / Malignant peripheral nerve sheeth tumor",
                    "condition: Pilocytisc/pilomyxoid astrocytoma", "condition: Hepatoblastoma",
@@ -198,8 +198,8 @@ HELDOUT: List[Case] = [
     dict(
         name="Age-Related_Macular_Degeneration/GSE29801",
         trait="Age-Related_Macular_Degeneration",
-        background=("Systems-level analysis of age-related macular degeneration ... 31 normal, "
-                    "26 AMD, and 11 potential pre-AMD human eyes"),
+        background=("Human donor eyes (31 normal, 26 AMD, 11 possibly at an early pre-AMD stage) "
+                    "examined with a systems approach to age-related macular degeneration."),
         chars={0: ["tissue: macular RPE-choroid", "tissue: extramacular RPE-choroid",
                    "tissue: macular Retina", "tissue: extramacular Retina"],
                1: ["gender: male", "gender: female"],
@@ -217,8 +217,8 @@ HELDOUT: List[Case] = [
         upstream={"trait": 3, "age": 2, "gender": 1}),
     dict(
         name="Allergies/GSE162926", trait="Allergies",
-        background=("MicroRNA expression data from serum samples of adult atopic dermatitis and "
-                    "psoriasis patients and healthy controls"),
+        background=("Serum microRNA profiles of adults with atopic dermatitis or psoriasis, "
+                    "compared with healthy controls."),
         chars={0: ["subject status: atopic dermatitis adult patient",
                    "subject status: healthy control adult",
                    "subject status: psoriasis adult patient"],
@@ -228,8 +228,8 @@ HELDOUT: List[Case] = [
         note="atopic dermatitis = allergic (atopic) disease; psoriasis -> None"),
     dict(
         name="Alopecia/GSE81071", trait="Alopecia",
-        background=("Gene expression from human discoid (DLE) and subacute (sCLE) cutaneous "
-                    "lupus subtypes ... Discoid lesions (DLE) ... frequently lead to alopecia"),
+        background=("Skin expression profiles of two cutaneous lupus subtypes, discoid (DLE) and "
+                    "subacute (sCLE); DLE lesions often end in alopecia."),
         chars={0: ["tissue: Skin", "disease state: Normal", "disease state: DLE",
                    "disease state: SCLE"],
                1: ["disease state: healthy", "disease state: DLE", "disease state: sCLE",
@@ -239,9 +239,9 @@ HELDOUT: List[Case] = [
         note="cutaneous lupus, not alopecia"),
     dict(
         name="Amyotrophic_Lateral_Sclerosis/GSE26927", trait="Amyotrophic_Lateral_Sclerosis",
-        background=("Common neuroinflammatory pathways in neurodegenerative diseases ... "
-                    "Alzheimer\u2019s disease, amyotrophic lateral sclerosis, Huntington\u2019s "
-                    "disease, multiple sclerosis, Parkinson\u2019s disease and schizophrenia"),
+        background=("Neuroinflammatory pathways shared by Alzheimer's disease, amyotrophic lateral "
+                    "sclerosis, Huntington's disease, multiple sclerosis, Parkinson's disease and "
+                    "schizophrenia."),
         chars={0: ["disease: Alzheimer's disease", "disease: Amyotrophic lateral sclerosis",
                    "disease: Huntington's disease", "disease: Multiple sclerosis",
                    "disease: Parkinson's disease", "disease: Schizophrenia"],
@@ -256,8 +256,8 @@ HELDOUT: List[Case] = [
         note="no healthy controls; other diseases as controls is defensible too"),
     dict(
         name="Obesity/GSE158850", trait="Obesity",
-        background=("Skeletal muscle adaptations to an 8-week weight loss intervention in younger "
-                    "and older obese men"),
+        background=("Changes in skeletal muscle after 8 weeks of weight loss in obese men, younger "
+                    "and older."),
         chars={0: ["tissue: Skeletal muscle"], 1: ["Sex: Male"],
                2: ["age group: Young", "age group: Elderly"], 3: ["disease state: obese"],
                4: ["time point: baseline", "time point: after lifestyle intervention"]},
@@ -266,9 +266,9 @@ HELDOUT: List[Case] = [
         note="all obese; age only as groups; constant sex row either way"),
     dict(
         name="Type_2_Diabetes/GSE250283", trait="Type_2_Diabetes",
-        background=("Transcriptional profiles associated with coronary artery disease in Type 2 "
-                    "diabetes mellitus ... case-control design comparing 23 unrelated adult "
-                    "Filipinos with T2DM-CAD to 23 controls"),
+        background=("Case-control study of expression profiles linked to coronary artery disease "
+                    "(CAD) in type 2 diabetes mellitus (T2DM): 23 unrelated adult Filipinos with "
+                    "T2DM and CAD versus 23 controls."),
         chars={0: ["tissue: blood"], 1: ["gender: Female", "gender: Male"],
                2: ["sample group (dm or no dm): DM", "sample group (dm or no dm): Healthy"],
                3: ["comorbidity: with no Retinopathy", "comorbidity: with Retinopathy",
@@ -277,8 +277,8 @@ HELDOUT: List[Case] = [
         upstream={"trait": 2, "age": None, "gender": 1}),
     dict(
         name="Vitamin_D_Levels/GSE86406", trait="Vitamin_D_Levels",
-        background=("Oral vitamin D for the attenuation of sunburn ... Twenty healthy adults were "
-                    "randomized to receive placebo or a single high dose of vitamin D3"),
+        background=("Trial of oral vitamin D against sunburn: 20 healthy adults randomly given "
+                    "either placebo or one large dose of vitamin D3."),
         chars={0: ["tissue: Skin"],
                1: ["age: 37", "age: 45", "age: 47", "age: 58", "age: 42", "age: 21"],
                2: ["gender: F", "gender: M"],
@@ -287,8 +287,8 @@ HELDOUT: List[Case] = [
         upstream={"trait": None, "age": 1, "gender": 2}),
     dict(
         name="LDL_Cholesterol_Levels/GSE28893", trait="LDL_Cholesterol_Levels",
-        background=("Genetic identification ... of expression quantitative trait loci in primary "
-                    "human liver tissue ... eQTLs related to lipid levels (e.g. LDL cholesterol)"),
+        background=("Expression quantitative trait loci (eQTLs) in primary human liver tissue, "
+                    "including ones tied to lipid levels such as LDL cholesterol."),
         chars={0: ["tissue: Primary Liver"],
                1: ["age: 21", "age: 15", "age: 32", "age: 45", "age: 9"],
                2: ["gender: M", "gender: F"],
@@ -299,8 +299,8 @@ HELDOUT: List[Case] = [
         upstream={"trait": None, "age": 1, "gender": 2}),
     dict(
         name="Height/GSE101709", trait="Height",
-        background=("Gene expression analysis of Influenza vaccine response in Young and Old ... "
-                    "self-reported demographic information, height, weight"),
+        background=("Gene expression response to influenza vaccination in young and older adults; "
+                    "participants reported demographics, height and weight themselves."),
         chars={0: ["subject status: Healthy Adults receiving Influenza Vaccination"],
                1: ["age group: Frail", "age group: Older", "age group: Young"],
                2: ["blood draw date: after vaccination day 2",
