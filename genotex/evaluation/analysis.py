@@ -6,6 +6,10 @@ universe of the reference table(s) the problem was analysed on (a virtual one wh
 those are unavailable); a missing or invalid prediction scores 0 on all six. Means
 are given per category with their denominators, as are the trait-prediction
 metrics (``cv_performance.prediction``) of both trees.
+
+With the original evaluator's conventions (``legacy``) the universe is always the
+virtual one of 20,000 genes, and a failed problem is left out of the metric means
+(it counts in the success rate only) instead of scoring 0.
 """
 
 from __future__ import annotations
@@ -44,15 +48,20 @@ class AnalysisScorer:
         ``{ALIAS_UPPER: Official}`` applied to every gene symbol.
     virtual_universe_size : int
         Universe size when the reference tables are unavailable.
+    legacy : bool
+        The original evaluator's conventions (virtual universe always; failed
+        problems left out of the metric means).
     """
 
     def __init__(self, pred: TreeReader, ref: TreeSelections,
                  synonyms: Optional[Mapping[str, str]] = None,
-                 virtual_universe_size: int = VIRTUAL_UNIVERSE_SIZE) -> None:
+                 virtual_universe_size: int = VIRTUAL_UNIVERSE_SIZE,
+                 legacy: bool = False) -> None:
         self.pred = pred
         self.ref = ref
         self.synonyms = synonyms
         self.virtual_universe_size = virtual_universe_size
+        self.legacy = legacy
         self._vocabulary = GeneVocabulary()
         self._table_genes: Dict[Tuple[str, str], Optional[np.ndarray]] = {}
 
@@ -79,7 +88,7 @@ class AnalysisScorer:
         One-step problems use the selected cohort's linked table; two-step
         problems the union of the trait and condition cohorts' tables.
         """
-        tables = self.ref.analysed_tables(problem)
+        tables = [] if self.legacy else self.ref.analysed_tables(problem)
         if not tables:
             return None
         self.load_table_genes(tables)
@@ -119,7 +128,8 @@ class AnalysisScorer:
         try:
             predicted = self.pred.regress_result(problem)
         except ItemError as exc:
-            item.update(failed_gene_metrics(), status=exc.status, message=str(exc))
+            failed = {} if self.legacy else failed_gene_metrics()  # legacy: NaN, left out
+            item.update(failed, status=exc.status, message=str(exc))
             return item
         pred_genes = canonical_genes(predicted.genes, self.synonyms)
         scores = gene_list_metrics(pred_genes, ref_genes, universe, self.virtual_universe_size)
@@ -138,8 +148,9 @@ class AnalysisScorer:
 
         ``progress(iterable, total, description)`` wraps the loop (a progress bar).
         """
-        self.load_table_genes(table for problem in problems
-                              for table in self.ref.analysed_tables(problem))
+        if not self.legacy:
+            self.load_table_genes(table for problem in problems
+                                  for table in self.ref.analysed_tables(problem))
         items = [self.score_problem(problem)
                  for problem in progress(problems, len(problems), "analysis")]
         scored = [i for i in items if i["status"] in STATUSES]

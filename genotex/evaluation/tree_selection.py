@@ -8,14 +8,17 @@ module only feeds it what one tree holds, read defensively:
   and the file's status (or the first bad record) is kept for the items' status;
 * linked-table headers are read once through the tree's :class:`TreeReader`
   (:class:`LinkedHeaders`); a header that cannot be read makes its cohort pairs
-  unusable, and the error is kept for the problem's status.
+  unusable, and the error is kept (once per table) for the problem's status;
+* on a prediction, a cohort id that differs from a reference cohort id of the same
+  trait only in letter case is read as the reference id, with a note
+  (:attr:`CohortInfoState.renamed`).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Mapping, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from genotex.evaluation.statuses import OK, ItemError
 from genotex.evaluation.tree import TreeReader
@@ -37,11 +40,15 @@ class CohortInfoState:
         Valid records and the problems of the others.
     status, message : str
         The file's status (``ok``, ``missing``, ``malformed``, ``empty``) and why.
+    renamed : dict
+        ``{reference id: id as written}`` of the cohorts read under the reference's
+        spelling (the ids differ only in letter case).
     """
 
     reading: CohortInfoReading = field(default_factory=CohortInfoReading)
     status: str = OK
     message: str = ""
+    renamed: Dict[str, str] = field(default_factory=dict)
 
     @property
     def valid(self) -> Dict[str, CohortRecordReading]:
@@ -52,6 +59,41 @@ class CohortInfoState:
     def bad(self) -> Dict[str, str]:
         """``{cohort: problem}`` of the invalid records."""
         return self.reading.problems
+
+    def case_note(self, cohort: str) -> str:
+        """Why ``cohort`` was matched although written in another letter case ('' if not)."""
+        if cohort not in self.renamed:
+            return ""
+        return (f"cohort id {self.renamed[cohort]!r} read as {cohort!r} (letter case differs "
+                "from the reference)")
+
+
+def match_reference_case(reading: CohortInfoReading, reference_ids: Iterable[str]
+                         ) -> Tuple[CohortInfoReading, Dict[str, str]]:
+    """Rename cohorts written in another letter case than a reference cohort id.
+
+    An id that matches a reference id exactly is kept; an id that equals one only
+    after case folding takes the reference spelling, unless the exact id is also
+    present (then the variant keeps its own spelling and matches nothing).
+
+    Returns
+    -------
+    (CohortInfoReading, dict)
+        The renamed reading and ``{reference id: id as written}``.
+    """
+    by_fold = {cohort.casefold(): cohort for cohort in reference_ids}
+    present = set(reading.records) | set(reading.problems)
+    renamed: Dict[str, str] = {}
+    for written in present:
+        target = by_fold.get(written.casefold())
+        if target is not None and target != written and target not in present:
+            renamed[target] = written
+    if not renamed:
+        return reading, {}
+    back = {written: target for target, written in renamed.items()}
+    return CohortInfoReading(
+        records={back.get(c, c): r for c, r in reading.records.items()},
+        problems={back.get(c, c): p for c, p in reading.problems.items()}), renamed
 
 
 class LinkedHeaders:
@@ -104,11 +146,16 @@ class TreeSelections:
     reader : TreeReader
     task_info : mapping
         The problem set (the condition's related genes of two-step problems).
+    reference_ids : callable, optional
+        ``reference_ids(trait)``: the reference's cohort ids of a trait; cohort ids of
+        this tree that differ from them only in letter case take their spelling.
     """
 
-    def __init__(self, reader: TreeReader, task_info: Mapping[str, Mapping]) -> None:
+    def __init__(self, reader: TreeReader, task_info: Mapping[str, Mapping],
+                 reference_ids: Optional[Callable[[str], Iterable[str]]] = None) -> None:
         self.reader = reader
         self.task_info = task_info
+        self.reference_ids = reference_ids
         self.headers = LinkedHeaders(reader)
         self._info: Dict[str, CohortInfoState] = {}
         self._selections: Dict[Problem, Selection] = {}
@@ -121,6 +168,9 @@ class TreeSelections:
                 state = CohortInfoState(self.reader.cohort_info(trait))
             except ItemError as exc:
                 state = CohortInfoState(status=exc.status, message=str(exc))
+            if self.reference_ids is not None and state.status == OK:
+                state.reading, state.renamed = match_reference_case(
+                    state.reading, self.reference_ids(trait))
             for cohort, problem in state.bad.items():
                 logger.info("%s: record of %r ignored: %s", self.reader.cohort_info_path(trait),
                             cohort, problem)
@@ -143,13 +193,13 @@ class TreeSelections:
     def select(self, problem: Problem) -> Selection:
         """The cohort (or pair) selected for ``problem`` on this tree (cached)."""
         if problem not in self._selections:
-            errors: List[ItemError] = []
+            errors: Dict[Tuple[str, str], ItemError] = {}
 
             def gene_columns(trait: str, cohort: str) -> frozenset:
                 try:
                     return self.headers.gene_set(trait, cohort)
                 except ItemError as exc:
-                    errors.append(exc)
+                    errors.setdefault((trait, cohort), exc)
                     raise
 
             trait_records = self.cohort_info(problem.trait).valid
@@ -161,11 +211,12 @@ class TreeSelections:
             else:
                 result = select_cohorts(problem, trait_records)
             self._selections[problem] = result
-            self._errors[problem] = errors
+            self._errors[problem] = list(errors.values())
         return self._selections[problem]
 
     def errors(self, problem: Problem) -> List[ItemError]:
-        """Linked tables that could not be read while selecting for ``problem``."""
+        """Linked tables that could not be read while selecting for ``problem`` (one error
+        per table, in the order the search met them)."""
         self.select(problem)
         return self._errors[problem]
 

@@ -74,7 +74,10 @@ def test_infinite_values_in_tables_are_missing_with_a_note(ref_root, tmp_path):
     item = items_by_key_pre(evaluate(pred, ref_root, tasks=("preprocessing",)))[
         ("gene", "Trait_A", "GSE100")]
     assert item["status"] == OK and "1 infinite value(s)" in item["message"]
-    assert item["csc"] == pytest.approx(100.0)
+    # the missing value costs: it is filled with GENE1's mean over the other 11 samples
+    cells = 30 * 12
+    assert item["coverage"] == pytest.approx(100.0 * (cells - 1) / cells)
+    assert 99.0 < item["csc"] < 100.0
 
 
 def test_parallel_preprocessing_matches_serial(ref_root, tmp_path):
