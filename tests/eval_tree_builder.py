@@ -124,3 +124,27 @@ def write_task_info(path: Path, task_info: Optional[Dict[str, Any]] = None) -> P
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(TASK_INFO if task_info is None else task_info))
     return path
+
+
+def hostile_cohort_info(n_records: int, prefix: str = "GSE") -> Dict[str, Any]:
+    """``n_records`` usable, valid records with distinct sizes and no tables behind them
+    (about 280 bytes each): the two-step selection's worst case (SPEC 5.2)."""
+    info = {}
+    for i in range(n_records):
+        record = cohort_record(10 + i % 977, True, True, True)
+        record["note"] = f"hostile record {i}; " + "x" * 80
+        info[f"{prefix}{7_000_000 + i}"] = record
+    return info
+
+
+def write_hostile_tree(reference: Path, prediction: Path, n_records: int = 1000) -> Path:
+    """A prediction tree: a copy of ``reference`` whose Trait_A and Trait_B
+    ``cohort_info.json`` (a two-step pair of :data:`TASK_INFO`) hold ``n_records``
+    usable records each."""
+    import shutil
+
+    shutil.copytree(reference, prediction)
+    for trait in ("Trait_A", "Trait_B"):
+        path = prediction / "preprocess" / trait / "cohort_info.json"
+        path.write_text(json.dumps(hostile_cohort_info(n_records)))
+    return prediction
