@@ -137,14 +137,24 @@ def hostile_cohort_info(n_records: int, prefix: str = "GSE") -> Dict[str, Any]:
     return info
 
 
-def write_hostile_tree(reference: Path, prediction: Path, n_records: int = 1000) -> Path:
+def write_hostile_tree(reference: Path, prediction: Path, n_records: int = 1000,
+                       tables: bool = False) -> Path:
     """A prediction tree: a copy of ``reference`` whose Trait_A and Trait_B
     ``cohort_info.json`` (a two-step pair of :data:`TASK_INFO`) hold ``n_records``
-    usable records each."""
+    usable records each.
+
+    With ``tables``, each record also gets a one-sample linked table whose genes never
+    make a pair (Trait_A's tables hold GENE5, Trait_B's GENE4, of Trait_B's related
+    GENE4 and GENE5): every one of the n x n pairs fails on readable tables.
+    """
     import shutil
 
     shutil.copytree(reference, prediction)
-    for trait in ("Trait_A", "Trait_B"):
-        path = prediction / "preprocess" / trait / "cohort_info.json"
-        path.write_text(json.dumps(hostile_cohort_info(n_records)))
+    for trait, gene in (("Trait_A", "GENE5"), ("Trait_B", "GENE4")):
+        info = hostile_cohort_info(n_records)
+        folder = prediction / "preprocess" / trait
+        (folder / "cohort_info.json").write_text(json.dumps(info))
+        if tables:
+            for cohort in info:
+                (folder / f"{cohort}.csv").write_text(f",{trait},{gene}\nS1,1,1.0\n")
     return prediction

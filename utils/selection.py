@@ -22,12 +22,13 @@ from __future__ import annotations
 import csv
 import logging
 from bisect import bisect_left, insort
+from collections.abc import Sequence as SequenceABC
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from pathlib import Path
-from typing import (Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence,
-                    Tuple)
+from typing import (Any, Callable, Container, Dict, FrozenSet, List, Mapping, Optional,
+                    Sequence, Tuple)
 
 from utils.columns import AGE, GENDER, gene_columns
 from utils.errors import InputFileError
@@ -42,7 +43,7 @@ COHORT_INFO_NAME = "cohort_info.json"
 
 GeneColumns = Callable[[str, str], Sequence[str]]
 #: ``regressor_genes(columns)``: the genes of one linked table that may be step-1 regressors.
-RegressorGenes = Callable[[AbstractSet[str]], Sequence[str]]
+RegressorGenes = Callable[[Container[str]], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ def condition_regressor_genes(condition_genes: Sequence[str]) -> RegressorGenes:
     """
     ordered = list(dict.fromkeys(condition_genes))
 
-    def regressor_genes(columns: AbstractSet[str]) -> List[str]:
+    def regressor_genes(columns: Container[str]) -> List[str]:
         return [gene for gene in ordered if gene in columns]
 
     return regressor_genes
@@ -199,9 +200,9 @@ class PairSearch:
     trait_cohorts, condition_cohorts : mapping of str to CohortSummary
         The usable cohorts of the trait and of the condition.
     gene_columns : callable
-        ``gene_columns(trait, cohort)``: the gene columns of a linked table (a set or a
-        sequence); :class:`InputFileError`, ``OSError`` or ``ValueError`` means the
-        table cannot be used.
+        ``gene_columns(trait, cohort)``: the gene columns of a linked table (a sequence,
+        or any set-like container supporting ``in``); :class:`InputFileError`,
+        ``OSError`` or ``ValueError`` means the table cannot be used.
     regressor_genes : callable
         ``regressor_genes(columns)``: the genes of one table that may be step-1
         regressors, in the rule's order (default rule:
@@ -238,7 +239,7 @@ class PairSearch:
             logger.info("%s: cohort %s of %s left out of the pair search: %s", self.problem,
                         cohort, trait, exc)
             return []
-        if not isinstance(columns, AbstractSet):
+        if isinstance(columns, SequenceABC):
             columns = frozenset(columns)
         return list(self._regressor_genes(columns))
 

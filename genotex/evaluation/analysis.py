@@ -33,6 +33,8 @@ from utils.problems import CATEGORIES, Problem
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[Iterable, int, str], Iterable]
+#: Reference tables whose gene names are encoded together.
+ENCODE_BATCH = 16
 
 
 class AnalysisScorer:
@@ -66,8 +68,13 @@ class AnalysisScorer:
         self._table_genes: Dict[Tuple[str, str], Optional[np.ndarray]] = {}
 
     def load_table_genes(self, tables: Iterable[Tuple[str, str]]) -> None:
-        """Read and encode the gene columns of reference linked tables (once each)."""
-        names, columns = [], []
+        """Read and encode the gene columns of reference linked tables (once each).
+
+        Tables are encoded in batches of :data:`ENCODE_BATCH`, so the gene names held
+        at once stay bounded whatever the number of tables.
+        """
+        names: List[Tuple[str, str]] = []
+        columns: List[List[str]] = []
         for table in dict.fromkeys(tables):
             if table in self._table_genes:
                 continue
@@ -79,8 +86,14 @@ class AnalysisScorer:
                 continue
             names.append(table)
             columns.append(canonical_genes(genes, self.synonyms))
+            if len(names) == ENCODE_BATCH:
+                self._encode(names, columns)
+                names, columns = [], []
+        self._encode(names, columns)
+
+    def _encode(self, names: List[Tuple[str, str]], columns: List[List[str]]) -> None:
         for table, ids in zip(names, self._vocabulary.encode_many(columns)):
-            self._table_genes[table] = ids
+            self._table_genes[table] = ids.astype(np.int32)
 
     def universe(self, problem: Problem) -> Optional[GeneUniverse]:
         """Canonical gene columns of the reference table(s) of a problem, or None.

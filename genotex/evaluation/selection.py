@@ -73,7 +73,7 @@ def score_filtering(pred: TreeSelections, ref: TreeSelections,
     by_trait = []
     for trait in reference_records:
         chosen = [i for i in items if i["trait"] == trait]
-        by_trait.append({"trait": trait, **_classify(chosen, both_empty)})
+        by_trait.append({**_classify(chosen, both_empty), "trait": trait})
     summary = _classify(items, both_empty)
     if legacy:
         for score in FILTERING_SCORES:
