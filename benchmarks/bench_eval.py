@@ -68,7 +68,7 @@ def synthetic_task_info(rng: random.Random, n_traits: int = 132) -> Dict[str, di
 def gene_pool(task_info: Dict[str, dict], size: int) -> List[str]:
     """Related genes of every trait, padded with synthetic symbols to ``size``."""
     pool = list(dict.fromkeys(g for entry in task_info.values() for g in entry["related_genes"]))
-    pool += [f"SYN{i}" for i in range(max(0, size + 1000 - len(pool)))]
+    pool += [f"PADDING{i}" for i in range(max(0, size + 1000 - len(pool)))]  # no real symbol
     return pool
 
 

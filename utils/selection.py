@@ -228,6 +228,7 @@ class PairSearch:
         self._condition_genes: Dict[int, FrozenSet[str]] = {}
         self._unread = _UnreadPositions(len(self.conditions))
         self._positions_by_gene: Dict[str, List[int]] = {}
+        self._unindexed: List[int] = []  # read, not yet in the gene index (built when needed)
 
     def _table_genes(self, trait: str, cohort: str) -> List[str]:
         """Regressor genes of one linked table (none when it cannot be read)."""
@@ -255,12 +256,15 @@ class PairSearch:
                                                 self.conditions[position].cohort))
             self._condition_genes[position] = genes
             self._unread.mark_read(position)
-            for gene in genes:
-                insort(self._positions_by_gene.setdefault(gene, []), position)
+            self._unindexed.append(position)
         return self._condition_genes[position]
 
     def _next_candidate(self, genes: Sequence[str], start: int) -> int:
         """The first condition position >= ``start`` not read yet or sharing a gene."""
+        for position in self._unindexed:
+            for gene in self._condition_genes[position]:
+                insort(self._positions_by_gene.setdefault(gene, []), position)
+        self._unindexed.clear()
         best = self._unread.find(start)
         for gene in genes:
             positions = self._positions_by_gene.get(gene, ())

@@ -144,3 +144,14 @@ def test_legacy_flag_changes_the_conventions(ref_root, tmp_path):
     assert report["conventions"] == "legacy"
     assert report["selection"]["filtering"]["label"] == "is_available"
     assert "legacy" in result.stdout
+
+
+@pytest.mark.slow
+def test_readme_quotes_the_baseline_summary(tmp_path):
+    """README.md's quoted summary of examples/baseline_prediction is the real output."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    quoted = readme.split("```\nSELECTION", 1)[1].split("```", 1)[0]
+    result = run_cli("-p", str(REPO_ROOT / "examples" / "baseline_prediction"),
+                     "--no-progress", cwd=REPO_ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "SELECTION" + quoted.rstrip("\n") in result.stdout

@@ -171,9 +171,17 @@ HOSTILE_RUN = """
 import json, resource, sys
 from genotex.evaluation.evaluator import EvaluationSettings, Evaluator
 from tests.eval_tree_builder import TASK_INFO
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+def peak_kib():  # VmHWM: this image's peak (ru_maxrss may carry the forking parent's)
+    try:
+        with open("/proc/self/status") as handle:
+            return int([l for l in handle if l.startswith("VmHWM:")][0].split()[1])
+    except (OSError, IndexError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+before = peak_kib()
 report = Evaluator(sys.argv[1], sys.argv[2], TASK_INFO, EvaluationSettings(jobs=1)).run()
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = peak_kib()
 two_step = [i for i in report["selection"]["dataset_selection"]["problems"]
             if i["category"] == "two-step"][0]
 print(json.dumps({"growth_kib": after - before, "two_step": two_step}))
