@@ -97,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def method_and_path(argument: str) -> Tuple[Optional[str], str]:
-    """``NAME=PATH`` -> ``(NAME, PATH)``; a plain path (even one holding ``=``) -> ``(None, PATH)``."""
+    """``NAME=PATH`` -> ``(NAME, PATH)``; an existing path, even one holding ``=``, or a
+    plain path -> ``(None, PATH)``."""
     name, sep, path = argument.partition("=")
     if sep and name and path and not os.path.exists(argument):
         return name, path

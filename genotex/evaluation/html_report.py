@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from html import escape
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, List, Mapping, Optional, Sequence
 
 from genotex.evaluation.leaderboard import HEADINGS, build_leaderboard
 from genotex.evaluation.summary import OVERALL
@@ -87,9 +87,10 @@ def leaderboard_html(leaderboard: Mapping[str, Any]) -> str:
             cells = "".join(
                 f"<td>{_number(row['scores'].get(c['key']), 3 if c['scale'] == 'unit' else 2)}"
                 "</td>" for c in columns)
-            rows.append(f'<tr class="method-row" data-method="{escape(row["method"])}">'
+            name = escape(row["method"])
+            rows.append(f'<tr class="method-row" data-method="{name}">'
                         f'<td class="method"><span class="swatch" style="background:'
-                        f'{colors[row["method"]]}"></span>{escape(row["method"])}</td>{cells}</tr>')
+                        f'{colors[row["method"]]}"></span>{name}</td>{cells}</tr>')
         parts.append(f"<h3>{escape(title)}</h3>\n<table id=\"{table_id}\">"
                      f'<tr><th rowspan="2">method</th>{group_row}</tr><tr>{metric_row}</tr>'
                      + "\n".join(rows) + "</table>")
@@ -202,7 +203,3 @@ def write_html_report(reports: Sequence[Mapping[str, Any]], path: PathLike) -> P
     atomic_write_text(target, render_html(reports))
     return target
 
-
-def colors_by_method(reports: Sequence[Mapping[str, Any]]) -> Dict[str, str]:
-    """The colour each method has in every chart."""
-    return {r["method"]: series_color(i) for i, r in enumerate(reports)}

@@ -104,11 +104,15 @@ def write_report(report: Mapping[str, Any], path: PathLike) -> List[Path]:
         When the report does not follow :class:`utils.schemas.report.EvaluationReport`
         (nothing is written).
     """
-    target = Path(path)
-    document = report_document(json_ready(report))
+    return _write_files(Path(path), report_document(json_ready(report)), item_tables(report))
+
+
+def _write_files(target: Path, document: Mapping[str, Any],
+                 tables: Mapping[str, pd.DataFrame]) -> List[Path]:
+    """The validated JSON document at ``target``, then ``<stem>.<name>.csv`` per table."""
     atomic_write_json(target, document, indent=2)
     written = [target]
-    for name, table in item_tables(report).items():
+    for name, table in tables.items():
         written.append(_csv_path(target, name))
         atomic_to_csv(table, written[-1], index=False)
     return written
@@ -133,19 +137,14 @@ def write_comparison(leaderboard: Mapping[str, Any], reports: Sequence[Mapping[s
         When the document does not follow :class:`utils.schemas.report.Comparison`
         (nothing is written).
     """
-    target = Path(path)
     document = comparison_document(json_ready({"leaderboard": leaderboard,
                                                "reports": list(reports)}))
-    atomic_write_json(target, document, indent=2)
-    written = [target, _csv_path(target, "leaderboard")]
-    atomic_to_csv(leaderboard_table(leaderboard), written[-1], index=False)
+    tables: Dict[str, pd.DataFrame] = {"leaderboard": leaderboard_table(leaderboard)}
     parts: Dict[str, List[pd.DataFrame]] = {}
     for report in reports:
         for name, table in item_tables(report).items():
             parts.setdefault(name, []).append(table.assign(method=report["method"]))
-    for name, tables in parts.items():
-        combined = pd.concat(tables, ignore_index=True)
-        combined = combined[["method", *[c for c in combined.columns if c != "method"]]]
-        written.append(_csv_path(target, name))
-        atomic_to_csv(combined, written[-1], index=False)
-    return written
+    for name, frames in parts.items():
+        combined = pd.concat(frames, ignore_index=True)
+        tables[name] = combined[["method", *[c for c in combined.columns if c != "method"]]]
+    return _write_files(Path(path), document, tables)

@@ -48,11 +48,6 @@ def status_text(counts: Mapping[str, int], skip_ok: bool = False) -> str:
     return ", ".join(parts) or ("none" if not skip_ok else "-")
 
 
-def _fraction(items: Sequence[Mapping[str, Any]]) -> str:
-    scored = [i for i in items if i.get("correct") is not None]
-    return f"({sum(bool(i['correct']) for i in scored)}/{len(scored)})"
-
-
 def format_report(report: Mapping[str, Any]) -> str:
     """Readable one-screen summary of one method's report."""
     lines = [f"GenoTEX evaluation of {report['method']}",
@@ -100,7 +95,8 @@ def _preprocessing_lines(preprocessing: Mapping[str, Any], subtasks: Sequence[st
     for subtask in subtasks:
         block = preprocessing[subtask]
         s = block["summary"]
-        lines.append(f"  {subtask:<10}" + "".join(fmt(s[m]["mean"], 8) for m in ("aj", "sj", "csc"))
+        scores = "".join(fmt(s[m]["mean"], 8) for m in ("aj", "sj", "csc"))
+        lines.append(f"  {subtask:<10}" + scores
                      + fmt(s["coverage"]["mean"], 10) + fmt(s["correlation"]["mean"], 13, 3)
                      + f"{s['cohorts']:>8}   {status_text(block['status_counts'], True)}")
     return lines + [""]

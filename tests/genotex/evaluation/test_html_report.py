@@ -6,7 +6,6 @@ import re
 import shutil
 import struct
 import zlib
-from pathlib import Path
 from typing import Dict, List
 
 import numpy as np

@@ -34,7 +34,7 @@ def test_summary_fits_one_screen_and_shows_what_went_wrong(ref_root, tmp_path):
     text = format_report(damaged_report(ref_root, tmp_path))
     lines = text.splitlines()
     assert len(lines) <= SCREEN_LINES
-    assert all(len(line) <= WIDTH for line in lines[4:]), [l for l in lines if len(l) > WIDTH]
+    assert all(len(line) <= WIDTH for line in lines[4:]), [x for x in lines if len(x) > WIDTH]
     assert "TP 4  FP 0  FN 1  TN 1" in text                    # confusion counts
     assert "1 flipped: Trait_A/GSE100 (FN)" in text             # ok but wrong
     assert "4 wrong: Trait_A|None Xena (reference GSE100)" in text
