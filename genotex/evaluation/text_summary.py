@@ -67,7 +67,8 @@ def format_report(report: Mapping[str, Any]) -> str:
 def _selection_lines(selection: Mapping[str, Any]) -> List[str]:
     filtering = selection["filtering"]
     s = filtering["summary"]
-    averaged = "mean over traits" if filtering["averaged_over"] == "traits" else "over"
+    averaged = (f"mean over {len(filtering['traits'])} traits of" if filtering["averaged_over"]
+                == "traits" else "over")
     lines = ["SELECTION",
              f"  filtering    F1 {fmt(s['f1'], 0)}  precision {fmt(s['precision'], 0)}  "
              f"recall {fmt(s['recall'], 0)}  accuracy {fmt(s['accuracy'], 0)}  "
