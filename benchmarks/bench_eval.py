@@ -9,34 +9,46 @@
 2. Preprocessing comparison (gene, clinical and linked tables) of N full-width
    cohorts (18,500 genes x S samples); throughput in MB of CSV parsed per
    second (reference + prediction bytes). Target: >= 100 MB/s.
+3. Hostile trees: a prediction whose two traits of a two-step problem hold N usable
+   cohort_info records each (no tables behind them), every task evaluated.
+
+Time and peak memory: each measured evaluation runs in a fresh process (spawned,
+one worker: ``jobs=1`` except for the preprocessing throughput), which reports its
+wall time and its peak resident memory (``ru_maxrss``) before and after.
 
 Usage::
 
-    python benchmarks/bench_eval.py                      # both, 50 cohorts x 100 samples
+    python benchmarks/bench_eval.py                      # all, 50 cohorts x 100 samples
     python benchmarks/bench_eval.py --cohorts 60 --samples 167 --jobs 2
-    python benchmarks/bench_eval.py --skip-preprocessing
+    python benchmarks/bench_eval.py --skip-preprocessing --hostile 1000 4000
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import resource
 import shutil
+import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Dict, List
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 import pandas as pd
 
-from genotex.evaluation.evaluator import EvaluationSettings, Evaluator, default_jobs
-from utils.problems import enumerate_problems, load_task_info
-
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from genotex.evaluation.evaluator import EvaluationSettings, Evaluator, default_jobs  # noqa: E402
+from tests.eval_tree_builder import TASK_INFO, write_hostile_tree, write_tree  # noqa: E402
+from utils.problems import enumerate_problems, load_task_info  # noqa: E402
+
 REAL_TASK_INFO = REPO_ROOT.parent / "shared" / "data" / "opentargets" / "genomas_task_info.json"
 N_GENES = 18_500
 
@@ -56,7 +68,7 @@ def synthetic_task_info(rng: random.Random, n_traits: int = 132) -> Dict[str, di
 def gene_pool(task_info: Dict[str, dict], size: int) -> List[str]:
     """Related genes of every trait, padded with synthetic symbols to ``size``."""
     pool = list(dict.fromkeys(g for entry in task_info.values() for g in entry["related_genes"]))
-    pool += [f"SYN{i}" for i in range(max(0, size + 1000 - len(pool)))]
+    pool += [f"PADDING{i}" for i in range(max(0, size + 1000 - len(pool)))]  # no real symbol
     return pool
 
 
@@ -99,6 +111,46 @@ def write_analysis_trees(root: Path, task_info: Dict[str, dict], seed: int = 0) 
                                    "selection": {}}}))
 
 
+def peak_rss_mib() -> float:
+    """Peak resident memory of this process image, in MiB.
+
+    ``VmHWM`` of ``/proc/self/status`` (Linux) belongs to the current image, whereas
+    ``ru_maxrss`` also carries the peak of the process it was forked from.
+    """
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _evaluate_measured(pred: str, ref: str, task_info: Dict[str, Any],
+                       tasks: Tuple[str, ...]) -> Dict[str, Any]:
+    """Run one evaluation in this (fresh) process; time, peak memory and the report."""
+    base = peak_rss_mib()
+    start = time.perf_counter()
+    report = Evaluator(pred, ref, task_info, EvaluationSettings(tasks=tasks, jobs=1)).run()
+    elapsed = time.perf_counter() - start
+    return {"seconds": elapsed, "base_mib": base, "peak_mib": peak_rss_mib(),
+            "report": report}
+
+
+def measured(pred: Path, ref: Path, task_info: Dict[str, Any], tasks: Tuple[str, ...]
+             ) -> Dict[str, Any]:
+    """:func:`_evaluate_measured` in a new spawned process (its own peak memory)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        return pool.submit(_evaluate_measured, str(pred), str(ref), task_info, tasks).result()
+
+
+def _memory(result: Dict[str, Any]) -> str:
+    return (f"peak RSS {result['peak_mib']:.0f} MiB ({result['base_mib']:.0f} MiB after "
+            f"imports, +{result['peak_mib'] - result['base_mib']:.0f} MiB)")
+
+
 def bench_analysis(workdir: Path, repeats: int) -> None:
     if REAL_TASK_INFO.exists():
         task_info, source = load_task_info(REAL_TASK_INFO), "real problem set"
@@ -125,6 +177,36 @@ def bench_analysis(workdir: Path, repeats: int) -> None:
     Evaluator(root / "ref", root / "ref", task_info, settings).run()
     print(f"  selection task (same tree, {n_problems} problems): "
           f"{time.perf_counter() - start:.2f} s")
+    for run in range(repeats):
+        result = measured(root / "pred", root / "ref", task_info, ("selection", "analysis"))
+        print(f"  fresh process, selection + analysis: {result['seconds']:.2f} s, "
+              f"{_memory(result)}")
+
+
+def bench_hostile(workdir: Path, sizes: List[int], repeats: int) -> None:
+    """Every task on predictions whose two-step traits hold ``n`` records each."""
+    root = workdir / "hostile"
+    shutil.rmtree(root, ignore_errors=True)
+    reference = write_tree(root / "ref")
+    baseline = measured(reference, reference, TASK_INFO,
+                        ("selection", "preprocessing", "analysis"))
+    print(f"hostile trees (reference: tests/eval_tree_builder.py, 6 problems); reference "
+          f"against itself: {baseline['seconds']:.2f} s, {_memory(baseline)}")
+    for n_records in sizes:
+        for tables in (False, True):
+            pred = write_hostile_tree(reference, root / f"pred_{n_records}_{tables}",
+                                      n_records, tables)
+            size = (pred / "preprocess/Trait_A/cohort_info.json").stat().st_size
+            what = "a linked table each, no pair works" if tables else "no tables"
+            for run in range(repeats):
+                result = measured(pred, reference, TASK_INFO,
+                                  ("selection", "preprocessing", "analysis"))
+                pair = [i for i in result["report"]["selection"]["dataset_selection"][
+                    "problems"] if i["category"] == "two-step"][0]
+                print(f"  {n_records} records per trait ({size / 1024:.0f} KiB each, "
+                      f"{n_records ** 2:,} pairs; {what}): all tasks "
+                      f"{result['seconds']:.2f} s, {_memory(result)}; two-step status "
+                      f"{pair['status']}")
 
 
 def template_tables(rng: np.random.Generator, n_samples: int, trait: str
@@ -234,6 +316,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="timed runs of each setting")
     parser.add_argument("--workdir", default=None,
                         help="folder for the generated trees (default: a temp folder, removed)")
+    parser.add_argument("--hostile", type=int, nargs="*", default=[1000, 4000],
+                        metavar="N", help="records per trait of the hostile trees "
+                                          "(default: 1000 4000; none: skip)")
     parser.add_argument("--skip-analysis", action="store_true")
     parser.add_argument("--skip-preprocessing", action="store_true")
     args = parser.parse_args()
@@ -241,6 +326,8 @@ def main() -> None:
     workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench_eval_"))
     workdir.mkdir(parents=True, exist_ok=True)
     try:
+        if args.hostile:
+            bench_hostile(workdir, args.hostile, args.repeats)
         if not args.skip_analysis:
             bench_analysis(workdir, args.repeats)
         if not args.skip_preprocessing:

@@ -124,3 +124,37 @@ def write_task_info(path: Path, task_info: Optional[Dict[str, Any]] = None) -> P
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(TASK_INFO if task_info is None else task_info))
     return path
+
+
+def hostile_cohort_info(n_records: int, prefix: str = "GSE") -> Dict[str, Any]:
+    """``n_records`` usable, valid records with distinct sizes and no tables behind them
+    (about 280 bytes each): the two-step selection's worst case (SPEC 5.2)."""
+    info = {}
+    for i in range(n_records):
+        record = cohort_record(10 + i % 977, True, True, True)
+        record["note"] = f"hostile record {i}; " + "x" * 80
+        info[f"{prefix}{7_000_000 + i}"] = record
+    return info
+
+
+def write_hostile_tree(reference: Path, prediction: Path, n_records: int = 1000,
+                       tables: bool = False) -> Path:
+    """A prediction tree: a copy of ``reference`` whose Trait_A and Trait_B
+    ``cohort_info.json`` (a two-step pair of :data:`TASK_INFO`) hold ``n_records``
+    usable records each.
+
+    With ``tables``, each record also gets a one-sample linked table whose genes never
+    make a pair (Trait_A's tables hold GENE5, Trait_B's GENE4, of Trait_B's related
+    GENE4 and GENE5): every one of the n x n pairs fails on readable tables.
+    """
+    import shutil
+
+    shutil.copytree(reference, prediction)
+    for trait, gene in (("Trait_A", "GENE5"), ("Trait_B", "GENE4")):
+        info = hostile_cohort_info(n_records)
+        folder = prediction / "preprocess" / trait
+        (folder / "cohort_info.json").write_text(json.dumps(info))
+        if tables:
+            for cohort in info:
+                (folder / f"{cohort}.csv").write_text(f",{trait},{gene}\nS1,1,1.0\n")
+    return prediction

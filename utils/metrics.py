@@ -33,7 +33,8 @@ GENE_METRICS = OVERLAP_METRICS + RANKING_METRICS
 
 # --------------------------------------------------------------------------- overlap
 
-def overlap_from_counts(n_common: int, n_predicted: int, n_reference: int) -> Dict[str, float]:
+def overlap_from_counts(n_common: int, n_predicted: int, n_reference: int,
+                        both_empty: float = PERCENT) -> Dict[str, float]:
     """Precision, recall, F1 and Jaccard (percent) from set sizes.
 
     Parameters
@@ -42,6 +43,9 @@ def overlap_from_counts(n_common: int, n_predicted: int, n_reference: int) -> Di
         Size of the intersection of the predicted and reference sets.
     n_predicted, n_reference : int
         Sizes of the two sets.
+    both_empty : float
+        The four scores when both sets are empty (SPEC 6.3: 100; the original
+        evaluator's filtering scored 0).
 
     Returns
     -------
@@ -50,7 +54,7 @@ def overlap_from_counts(n_common: int, n_predicted: int, n_reference: int) -> Di
         empty-set rules of SPEC 6.3.
     """
     if n_predicted == 0 and n_reference == 0:
-        return dict.fromkeys(OVERLAP_METRICS, PERCENT)
+        return dict.fromkeys(OVERLAP_METRICS, both_empty)
     if n_predicted == 0 or n_reference == 0:
         return dict.fromkeys(OVERLAP_METRICS, 0.0)
     n_union = n_predicted + n_reference - n_common
@@ -79,8 +83,8 @@ def jaccard_index(first: Collection[str], second: Collection[str]) -> float:
     return 1.0 if union == 0 else len(first_set & second_set) / union
 
 
-def classification_metrics(predicted: Sequence[bool], reference: Sequence[bool]
-                           ) -> Dict[str, float]:
+def classification_metrics(predicted: Sequence[bool], reference: Sequence[bool],
+                           both_empty: float = PERCENT) -> Dict[str, float]:
     """Binary classification scores (percent) with "positive" = True.
 
     Used for dataset filtering: is each reference cohort usable?
@@ -89,6 +93,9 @@ def classification_metrics(predicted: Sequence[bool], reference: Sequence[bool]
     ----------
     predicted, reference : sequence of bool
         Aligned predicted and reference labels.
+    both_empty : float
+        F1, precision and recall when there is no positive on either side
+        (:func:`overlap_from_counts`).
 
     Returns
     -------
@@ -105,7 +112,7 @@ def classification_metrics(predicted: Sequence[bool], reference: Sequence[bool]
     fp = int(np.sum(pred & ~ref))
     fn = int(np.sum(~pred & ref))
     tn = int(np.sum(~pred & ~ref))
-    scores = overlap_from_counts(tp, tp + fp, tp + fn)
+    scores = overlap_from_counts(tp, tp + fp, tp + fn, both_empty)
     n_items = int(pred.size)
     accuracy = PERCENT * (tp + tn) / n_items if n_items else float("nan")
     return {"f1": scores["f1"], "precision": scores["precision"],
@@ -424,42 +431,118 @@ def _take(values: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarr
     return values[np.ix_(row_key, col_key)]
 
 
+def fill_with_row_means(values: np.ndarray) -> np.ndarray:
+    """Missing (non-finite) cells replaced by the mean of their row's finite cells.
+
+    A row without any finite cell stays missing. Returns ``values`` itself when
+    every cell is finite.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(values.sum()):
+            return values
+    finite = np.isfinite(values)
+    count = finite.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(finite, values, 0.0).sum(axis=1) / count
+    return np.where(finite, values, means[:, None])
+
+
+def _varies(values: np.ndarray) -> np.ndarray:
+    """Rows with at least two distinct finite values."""
+    finite = np.isfinite(values)
+    high = np.where(finite, values, -np.inf).max(axis=1, initial=-np.inf)
+    low = np.where(finite, values, np.inf).min(axis=1, initial=np.inf)
+    return high > low
+
+
+def coverage_aware_correlation(reference: np.ndarray, predicted: np.ndarray,
+                               legacy: bool = False) -> np.ndarray:
+    """Per-feature Pearson correlation where missing predicted values cost (SPEC 6.2).
+
+    Parameters
+    ----------
+    reference, predicted : numpy.ndarray
+        Aligned ``(features, samples)`` blocks (common labels only).
+    legacy : bool
+        The original evaluator's convention: reference values are mean-filled too,
+        and a row that is constant after filling is left out whatever the reason.
+
+    Returns
+    -------
+    numpy.ndarray
+        One correlation per feature (NaN = left out of the mean). A predicted
+        missing value is filled with the feature's mean over the predicted values
+        of the common samples; the correlation then runs over the samples where
+        the reference is finite. A feature constant in the reference, or
+        predicted constant from at least two given values, is left out (NaN);
+        a feature the reference varies on whose prediction gives fewer than two
+        values there correlates 0 (blanking a feature must not remove it from the
+        mean).
+    """
+    ref = np.asarray(reference, dtype=float)
+    pred = np.asarray(predicted, dtype=float)
+    if legacy:
+        return pearson_by_row(fill_with_row_means(ref), fill_with_row_means(pred))
+    corr = pearson_by_row(ref, fill_with_row_means(pred))
+    undefined = np.isnan(corr)
+    if undefined.any():
+        rows = np.flatnonzero(undefined)
+        given = (np.isfinite(pred[rows]) & np.isfinite(ref[rows])).sum(axis=1)
+        blank = rows[(given < 2) & _varies(ref[rows])]
+        corr[blank] = 0.0
+    return corr
+
+
 def table_similarity(ref_features: Sequence[str], ref_samples: Sequence[str],
                      ref_values: np.ndarray,
                      pred_features: Sequence[str], pred_samples: Sequence[str],
-                     pred_values: np.ndarray) -> Dict[str, float]:
-    """AJ, SJ and CSC of a predicted table against a reference (SPEC 6.2).
+                     pred_values: np.ndarray, legacy: bool = False) -> Dict[str, float]:
+    """AJ, SJ, CSC and coverage of a predicted table against a reference (SPEC 6.2).
 
     Both tables are given as features (rows) x samples (columns) with unique
     labels; callers transpose linked tables first.
+
+    Parameters
+    ----------
+    legacy : bool
+        The original evaluator's correlation convention
+        (:func:`coverage_aware_correlation`).
 
     Returns
     -------
     dict
         ``aj``, ``sj``, ``csc`` in percent; ``correlation`` (mean Pearson
-        correlation over comparable features, 0 when none); counts
-        ``common_features``, ``common_samples``, ``correlated_features``.
+        correlation over comparable features, 0 when none); ``coverage`` (percent
+        of the reference's finite cells that have a finite predicted value at the
+        same feature and sample; NaN when the reference has no finite cell);
+        counts ``common_features``, ``common_samples``, ``correlated_features``.
     """
     aj = jaccard_index(ref_features, pred_features)
     sj = jaccard_index(ref_samples, pred_samples)
     ref_f, pred_f = align_labels(ref_features, pred_features)
     ref_s, pred_s = align_labels(ref_samples, pred_samples)
+    ref_array = np.asarray(ref_values, dtype=float)
+    covered = 0
     if ref_f.size and ref_s.size:
-        ref_block = _take(np.asarray(ref_values, dtype=float), ref_f, ref_s)
+        ref_block = _take(ref_array, ref_f, ref_s)
         pred_block = _take(np.asarray(pred_values, dtype=float), pred_f, pred_s)
-        corr = pearson_by_row(ref_block, pred_block)
+        corr = coverage_aware_correlation(ref_block, pred_block, legacy)
+        covered = int(np.count_nonzero(np.isfinite(ref_block) & np.isfinite(pred_block)))
     else:
         corr = np.empty(0)
+    reference_cells = int(np.count_nonzero(np.isfinite(ref_array)))
     comparable = corr[np.isfinite(corr)]
     mean_corr = float(comparable.mean()) if comparable.size else 0.0
+    coverage = PERCENT * covered / reference_cells if reference_cells else float("nan")
     return {"aj": PERCENT * aj, "sj": PERCENT * sj, "csc": PERCENT * aj * sj * mean_corr,
-            "correlation": mean_corr, "common_features": int(ref_f.size),
-            "common_samples": int(ref_s.size), "correlated_features": int(comparable.size)}
+            "correlation": mean_corr, "coverage": coverage,
+            "common_features": int(ref_f.size), "common_samples": int(ref_s.size),
+            "correlated_features": int(comparable.size)}
 
 
 def failed_table_metrics() -> Dict[str, float]:
-    """Scores of a missing or unreadable predicted table: 0 for AJ, SJ and CSC."""
-    return {"aj": 0.0, "sj": 0.0, "csc": 0.0}
+    """Scores of a missing or unreadable predicted table: 0 for AJ, SJ, CSC and coverage."""
+    return {"aj": 0.0, "sj": 0.0, "csc": 0.0, "coverage": 0.0}
 
 
 # --------------------------------------------------------------------------- averages

@@ -12,17 +12,23 @@ disagree.
   largest first, ties by the two ids; the first pair whose linked tables share
   at least one of the condition's known related genes wins. Those shared genes
   (in ``task_info`` order, matched exactly as official symbols) are the
-  regressors of step 1.
+  regressors of step 1. The search is lazy (:class:`PairSearch`): the pairs are
+  never listed, so a tree with thousands of cohorts costs O(N log N), and which
+  genes may be regressors is a parameter (``regressor_genes``).
 """
 
 from __future__ import annotations
 
 import csv
 import logging
+from bisect import bisect_left, insort
+from collections.abc import Sequence as SequenceABC
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from heapq import heapify, heappop, heappush
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import (Any, Callable, Container, Dict, FrozenSet, List, Mapping, Optional,
+                    Sequence, Tuple)
 
 from utils.columns import AGE, GENDER, gene_columns
 from utils.errors import InputFileError
@@ -36,6 +42,8 @@ logger = logging.getLogger(__name__)
 COHORT_INFO_NAME = "cohort_info.json"
 
 GeneColumns = Callable[[str, str], Sequence[str]]
+#: ``regressor_genes(columns)``: the genes of one linked table that may be step-1 regressors.
+RegressorGenes = Callable[[Container[str]], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -114,13 +122,25 @@ def rank_one_step(cohorts: Mapping[str, CohortSummary],
     return [c.cohort for c in eligible]
 
 
-def rank_two_step(trait_cohorts: Mapping[str, CohortSummary],
-                  condition_cohorts: Mapping[str, CohortSummary]) -> List[Tuple[str, str]]:
-    """All (trait cohort, condition cohort) pairs, largest sample product first."""
-    pairs = [(t, c) for t in trait_cohorts.values() for c in condition_cohorts.values()]
-    pairs.sort(key=lambda tc: (-tc[0].sample_size * tc[1].sample_size,
-                               tc[0].cohort, tc[1].cohort))
-    return [(t.cohort, c.cohort) for t, c in pairs]
+def condition_regressor_genes(condition_genes: Sequence[str]) -> RegressorGenes:
+    """The SPEC 5.2 regressor rule: the condition's related genes present in a table.
+
+    Parameters
+    ----------
+    condition_genes : sequence of str
+        The condition's ``related_genes`` in task order (repeats are dropped).
+
+    Returns
+    -------
+    callable
+        ``regressor_genes(columns)``: the condition genes among ``columns``, in task order.
+    """
+    ordered = list(dict.fromkeys(condition_genes))
+
+    def regressor_genes(columns: Container[str]) -> List[str]:
+        return [gene for gene in ordered if gene in columns]
+
+    return regressor_genes
 
 
 def shared_regressors(condition_genes: Sequence[str], trait_columns: Sequence[str],
@@ -133,13 +153,151 @@ def shared_regressors(condition_genes: Sequence[str], trait_columns: Sequence[st
     trait_set = trait_columns if isinstance(trait_columns, AbstractSet) else set(trait_columns)
     condition_set = (condition_columns if isinstance(condition_columns, AbstractSet)
                      else set(condition_columns))
-    seen: set = set()
-    result = []
-    for gene in condition_genes:
-        if gene in trait_set and gene in condition_set and gene not in seen:
-            seen.add(gene)
-            result.append(gene)
-    return result
+    return [gene for gene in condition_regressor_genes(condition_genes)(trait_set)
+            if gene in condition_set]
+
+
+def ranked_cohorts(cohorts: Mapping[str, CohortSummary]) -> List[CohortSummary]:
+    """Cohorts by decreasing sample size, ties by id (the order of the pair search)."""
+    return sorted(cohorts.values(), key=lambda c: (-c.sample_size, c.cohort))
+
+
+class _UnreadPositions:
+    """The smallest not-yet-read position at or after a given one (union-find, path halving)."""
+
+    def __init__(self, size: int) -> None:
+        self._next = list(range(size + 1))  # position ``size`` is the end sentinel
+
+    def find(self, position: int) -> int:
+        parent = self._next
+        while parent[position] != position:
+            parent[position] = parent[parent[position]]
+            position = parent[position]
+        return position
+
+    def mark_read(self, position: int) -> None:
+        self._next[position] = position + 1
+
+
+class PairSearch:
+    """The first (trait cohort, condition cohort) pair with regressors, found lazily.
+
+    Pairs are visited in SPEC 5.2 order (largest product of sample sizes first, ties
+    by the trait cohort's id, then the condition cohort's): a heap holds one entry
+    per trait cohort, pointing at its next condition cohort, so the N x M pairs are
+    never listed. A linked table's regressor genes are computed once, when the search
+    first needs the table; a trait cohort whose table cannot be read, or holds no
+    regressor gene, leaves the search. After a failed pair a trait cohort moves
+    straight to the next condition cohort that is either not read yet or shares one
+    of its regressor genes (condition cohorts are indexed by gene), so each step
+    reads a table, ends the search or drops a cohort: at most 2N + M steps of
+    O(g log M) for ``g`` regressor genes per table, however many pairs fail.
+
+    Parameters
+    ----------
+    problem : Problem
+        A two-step problem.
+    trait_cohorts, condition_cohorts : mapping of str to CohortSummary
+        The usable cohorts of the trait and of the condition.
+    gene_columns : callable
+        ``gene_columns(trait, cohort)``: the gene columns of a linked table (a sequence,
+        or any set-like container supporting ``in``); :class:`InputFileError`,
+        ``OSError`` or ``ValueError`` means the table cannot be used.
+    regressor_genes : callable
+        ``regressor_genes(columns)``: the genes of one table that may be step-1
+        regressors, in the rule's order (default rule:
+        :func:`condition_regressor_genes`). The regressors of a pair are the trait
+        table's regressor genes that are also regressor genes of the condition
+        table, so the rule must judge each gene on its own (SPEC 5.2's rules do:
+        a related gene of the condition, not a related gene of the trait).
+    strict : bool
+        Raise the error of the first unreadable table the search reads instead of
+        leaving its cohort out. Tables the search proves useless are not read.
+    """
+
+    def __init__(self, problem: Problem, trait_cohorts: Mapping[str, CohortSummary],
+                 condition_cohorts: Mapping[str, CohortSummary], gene_columns: GeneColumns,
+                 regressor_genes: RegressorGenes, strict: bool = False) -> None:
+        self.problem = problem
+        self.traits = ranked_cohorts(trait_cohorts)
+        self.conditions = ranked_cohorts(condition_cohorts)
+        self._gene_columns = gene_columns
+        self._regressor_genes = regressor_genes
+        self.strict = strict
+        self._trait_genes: Dict[int, List[str]] = {}
+        self._condition_genes: Dict[int, FrozenSet[str]] = {}
+        self._unread = _UnreadPositions(len(self.conditions))
+        self._positions_by_gene: Dict[str, List[int]] = {}
+        self._unindexed: List[int] = []  # read, not yet in the gene index (built when needed)
+
+    def _table_genes(self, trait: str, cohort: str) -> List[str]:
+        """Regressor genes of one linked table (none when it cannot be read)."""
+        try:
+            columns = self._gene_columns(trait, cohort)
+        except (InputFileError, OSError, ValueError) as exc:
+            if self.strict:
+                raise
+            logger.info("%s: cohort %s of %s left out of the pair search: %s", self.problem,
+                        cohort, trait, exc)
+            return []
+        if isinstance(columns, SequenceABC):
+            columns = frozenset(columns)
+        return list(self._regressor_genes(columns))
+
+    def _trait(self, index: int) -> List[str]:
+        if index not in self._trait_genes:
+            self._trait_genes[index] = self._table_genes(self.problem.trait,
+                                                         self.traits[index].cohort)
+        return self._trait_genes[index]
+
+    def _condition(self, position: int) -> FrozenSet[str]:
+        if position not in self._condition_genes:
+            genes = frozenset(self._table_genes(str(self.problem.condition),
+                                                self.conditions[position].cohort))
+            self._condition_genes[position] = genes
+            self._unread.mark_read(position)
+            self._unindexed.append(position)
+        return self._condition_genes[position]
+
+    def _next_candidate(self, genes: Sequence[str], start: int) -> int:
+        """The first condition position >= ``start`` not read yet or sharing a gene."""
+        for position in self._unindexed:
+            for gene in self._condition_genes[position]:
+                insort(self._positions_by_gene.setdefault(gene, []), position)
+        self._unindexed.clear()
+        best = self._unread.find(start)
+        for gene in genes:
+            positions = self._positions_by_gene.get(gene, ())
+            at = bisect_left(positions, start)
+            if at < len(positions) and positions[at] < best:
+                best = positions[at]
+        return best
+
+    def _entry(self, trait_index: int, position: int) -> Tuple[int, str, str, int, int]:
+        trait, condition = self.traits[trait_index], self.conditions[position]
+        return (-trait.sample_size * condition.sample_size, trait.cohort, condition.cohort,
+                trait_index, position)
+
+    def run(self) -> Optional[Tuple[str, str, List[str]]]:
+        """``(trait cohort, condition cohort, regressors)`` of the first pair, or None."""
+        if not self.conditions:
+            return None
+        heap = [self._entry(index, 0) for index in range(len(self.traits))]
+        heapify(heap)
+        while heap:
+            *_, trait_index, position = heappop(heap)
+            trait_genes = self._trait(trait_index)
+            condition_genes = self._condition(position)
+            regressors = [gene for gene in trait_genes if gene in condition_genes]
+            if regressors:
+                return (self.traits[trait_index].cohort, self.conditions[position].cohort,
+                        regressors)
+            if not trait_genes:
+                continue  # unreadable or without regressor genes: no pair of it can work
+            following = self._next_candidate(trait_genes, position + 1)
+            if following < len(self.conditions):
+                heappush(heap, self._entry(trait_index, following))
+        return None
 
 
 def select_cohorts(problem: Problem,
@@ -147,7 +305,8 @@ def select_cohorts(problem: Problem,
                    condition_info: Optional[Mapping[str, Any]] = None,
                    condition_genes: Sequence[str] = (),
                    gene_columns: Optional[GeneColumns] = None,
-                   strict: bool = False) -> Selection:
+                   strict: bool = False,
+                   regressor_genes: Optional[RegressorGenes] = None) -> Selection:
     """Select the cohort (one-step) or cohort pair (two-step) of a problem.
 
     Parameters
@@ -166,6 +325,10 @@ def select_cohorts(problem: Problem,
         Raise the error of an unreadable linked table instead of moving on to
         the next pair (``regress.py``: a broken input must fail the problem,
         not quietly change its data; ``eval.py`` scores what a tree allows).
+    regressor_genes : callable, optional
+        Two-step only: which genes of a table may be regressors (see
+        :class:`PairSearch`); default :func:`condition_regressor_genes` of
+        ``condition_genes``.
 
     Returns
     -------
@@ -184,21 +347,14 @@ def select_cohorts(problem: Problem,
         return Selection(problem, reason=f"no usable cohort for {missing}")
     if gene_columns is None:
         raise ValueError("two-step selection needs a gene_columns reader")
-    for trait_cohort, condition_cohort in rank_two_step(trait_cohorts, condition_cohorts):
-        try:
-            trait_cols = gene_columns(problem.trait, trait_cohort)
-            cond_cols = gene_columns(problem.condition, condition_cohort)
-        except (InputFileError, OSError, ValueError) as exc:
-            if strict:
-                raise
-            logger.info("%s: pair (%s, %s) unusable: %s", problem, trait_cohort,
-                        condition_cohort, exc)
-            continue
-        regressors = shared_regressors(condition_genes, trait_cols, cond_cols)
-        if regressors:
-            return Selection(problem, (trait_cohort, condition_cohort), regressors)
-    return Selection(problem, reason=f"no cohort pair of {problem.trait} and "
-                     f"{problem.condition} shares a known gene of {problem.condition}")
+    rule = regressor_genes or condition_regressor_genes(condition_genes)
+    found = PairSearch(problem, trait_cohorts, condition_cohorts, gene_columns, rule,
+                       strict=strict).run()
+    if found is None:
+        return Selection(problem, reason=f"no cohort pair of {problem.trait} and "
+                         f"{problem.condition} shares a known gene of {problem.condition}")
+    trait_cohort, condition_cohort, regressors = found
+    return Selection(problem, (trait_cohort, condition_cohort), regressors)
 
 
 class LinkedTableIndex:
@@ -254,7 +410,8 @@ def select_in_tree(problem: Problem, preprocess_root: PathLike,
                    task_info: Mapping[str, Any],
                    index: Optional[LinkedTableIndex] = None,
                    cohort_info_cache: Optional[Dict[str, Mapping[str, Any]]] = None,
-                   strict: bool = False) -> Selection:
+                   strict: bool = False,
+                   regressor_genes: Optional[RegressorGenes] = None) -> Selection:
     """Select cohorts for ``problem`` from a preprocess tree on disk.
 
     Parameters
@@ -274,6 +431,8 @@ def select_in_tree(problem: Problem, preprocess_root: PathLike,
         usable. ``True`` (``regress.py``): each of them raises
         :class:`InputFileError` naming the file. Either way a missing
         ``cohort_info.json`` gives a selection whose reason names the file.
+    regressor_genes : callable, optional
+        Two-step only: the regressor rule (:func:`select_cohorts`).
 
     Returns
     -------
@@ -310,4 +469,4 @@ def select_in_tree(problem: Problem, preprocess_root: PathLike,
         return select_cohorts(problem, info(problem.trait))
     return select_cohorts(problem, info(problem.trait), info(problem.condition),
                           related_genes(task_info, problem.condition), index.gene_columns,
-                          strict=strict)
+                          strict=strict, regressor_genes=regressor_genes)

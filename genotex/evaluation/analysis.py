@@ -6,6 +6,10 @@ universe of the reference table(s) the problem was analysed on (a virtual one wh
 those are unavailable); a missing or invalid prediction scores 0 on all six. Means
 are given per category with their denominators, as are the trait-prediction
 metrics (``cv_performance.prediction``) of both trees.
+
+With the original evaluator's conventions (``legacy``) the universe is always the
+virtual one of 20,000 genes, and a failed problem is left out of the metric means
+(it counts in the success rate only) instead of scoring 0.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from utils.problems import CATEGORIES, Problem
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[Iterable, int, str], Iterable]
+#: Reference tables whose gene names are encoded together.
+ENCODE_BATCH = 16
 
 
 class AnalysisScorer:
@@ -44,21 +50,31 @@ class AnalysisScorer:
         ``{ALIAS_UPPER: Official}`` applied to every gene symbol.
     virtual_universe_size : int
         Universe size when the reference tables are unavailable.
+    legacy : bool
+        The original evaluator's conventions (virtual universe always; failed
+        problems left out of the metric means).
     """
 
     def __init__(self, pred: TreeReader, ref: TreeSelections,
                  synonyms: Optional[Mapping[str, str]] = None,
-                 virtual_universe_size: int = VIRTUAL_UNIVERSE_SIZE) -> None:
+                 virtual_universe_size: int = VIRTUAL_UNIVERSE_SIZE,
+                 legacy: bool = False) -> None:
         self.pred = pred
         self.ref = ref
         self.synonyms = synonyms
         self.virtual_universe_size = virtual_universe_size
+        self.legacy = legacy
         self._vocabulary = GeneVocabulary()
         self._table_genes: Dict[Tuple[str, str], Optional[np.ndarray]] = {}
 
     def load_table_genes(self, tables: Iterable[Tuple[str, str]]) -> None:
-        """Read and encode the gene columns of reference linked tables (once each)."""
-        names, columns = [], []
+        """Read and encode the gene columns of reference linked tables (once each).
+
+        Tables are encoded in batches of :data:`ENCODE_BATCH`, so the gene names held
+        at once stay bounded whatever the number of tables.
+        """
+        names: List[Tuple[str, str]] = []
+        columns: List[List[str]] = []
         for table in dict.fromkeys(tables):
             if table in self._table_genes:
                 continue
@@ -70,8 +86,14 @@ class AnalysisScorer:
                 continue
             names.append(table)
             columns.append(canonical_genes(genes, self.synonyms))
+            if len(names) == ENCODE_BATCH:
+                self._encode(names, columns)
+                names, columns = [], []
+        self._encode(names, columns)
+
+    def _encode(self, names: List[Tuple[str, str]], columns: List[List[str]]) -> None:
         for table, ids in zip(names, self._vocabulary.encode_many(columns)):
-            self._table_genes[table] = ids
+            self._table_genes[table] = ids.astype(np.int32)
 
     def universe(self, problem: Problem) -> Optional[GeneUniverse]:
         """Canonical gene columns of the reference table(s) of a problem, or None.
@@ -79,7 +101,7 @@ class AnalysisScorer:
         One-step problems use the selected cohort's linked table; two-step
         problems the union of the trait and condition cohorts' tables.
         """
-        tables = self.ref.analysed_tables(problem)
+        tables = [] if self.legacy else self.ref.analysed_tables(problem)
         if not tables:
             return None
         self.load_table_genes(tables)
@@ -119,7 +141,8 @@ class AnalysisScorer:
         try:
             predicted = self.pred.regress_result(problem)
         except ItemError as exc:
-            item.update(failed_gene_metrics(), status=exc.status, message=str(exc))
+            failed = {} if self.legacy else failed_gene_metrics()  # legacy: NaN, left out
+            item.update(failed, status=exc.status, message=str(exc))
             return item
         pred_genes = canonical_genes(predicted.genes, self.synonyms)
         scores = gene_list_metrics(pred_genes, ref_genes, universe, self.virtual_universe_size)
@@ -138,8 +161,9 @@ class AnalysisScorer:
 
         ``progress(iterable, total, description)`` wraps the loop (a progress bar).
         """
-        self.load_table_genes(table for problem in problems
-                              for table in self.ref.analysed_tables(problem))
+        if not self.legacy:
+            self.load_table_genes(table for problem in problems
+                                  for table in self.ref.analysed_tables(problem))
         items = [self.score_problem(problem)
                  for problem in progress(problems, len(problems), "analysis")]
         scored = [i for i in items if i["status"] in STATUSES]

@@ -15,6 +15,10 @@ out as ``output/``, SPEC 2) and returns a JSON-ready report
 Reading goes through :mod:`genotex.evaluation.tree`, which never leaves the two
 trees and turns any defect of a predicted file into a status and a message; a
 damaged item scores 0, an undamaged one is scored as usual.
+
+``EvaluationSettings(legacy=True)`` applies the original evaluator's conventions
+where they differ (docs/evaluation.md "Legacy conventions"), for comparison with
+published tables.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from genotex.evaluation.analysis import AnalysisScorer
@@ -38,6 +43,8 @@ from utils.runtime import available_cores
 logger = logging.getLogger(__name__)
 
 TASKS = ("selection", "preprocessing", "analysis")
+GENOTEX_CONVENTIONS = "genotex"
+LEGACY_CONVENTIONS = "legacy"
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,8 @@ class EvaluationSettings:
         Show tqdm progress bars.
     virtual_universe_size : int
         Universe size when the reference tables are unavailable (SPEC 6.3).
+    legacy : bool
+        Score with the original evaluator's conventions where they differ.
     """
 
     tasks: Tuple[str, ...] = TASKS
@@ -69,6 +78,12 @@ class EvaluationSettings:
     jobs: int = 1
     progress: bool = False
     virtual_universe_size: int = VIRTUAL_UNIVERSE_SIZE
+    legacy: bool = False
+
+    @property
+    def conventions(self) -> str:
+        """``genotex`` (SPEC 6) or ``legacy`` (the original evaluator's)."""
+        return LEGACY_CONVENTIONS if self.legacy else GENOTEX_CONVENTIONS
 
 
 class Evaluator:
@@ -81,16 +96,26 @@ class Evaluator:
     task_info : mapping, optional
         Parsed ``task_info.json``; needed for dataset selection and analysis.
     settings : EvaluationSettings
+    method : str, optional
+        The method's name in reports and leaderboards (default: the name of the
+        prediction folder).
     """
 
     def __init__(self, prediction_root, reference_root,
                  task_info: Optional[Mapping[str, Any]] = None,
-                 settings: EvaluationSettings = EvaluationSettings()) -> None:
+                 settings: EvaluationSettings = EvaluationSettings(),
+                 method: Optional[str] = None) -> None:
         self.settings = settings
+        self.method = method or Path(os.path.abspath(prediction_root)).name
         self.task_info = dict(task_info or {})
-        self.pred = TreeSelections(prediction_reader(prediction_root, settings.limits),
-                                   self.task_info)
         self.ref = TreeSelections(reference_reader(reference_root), self.task_info)
+        self.pred = TreeSelections(prediction_reader(prediction_root, settings.limits),
+                                   self.task_info, reference_ids=self._reference_ids)
+
+    def _reference_ids(self, trait: str) -> List[str]:
+        """Every cohort id of the reference's ``cohort_info.json`` of ``trait``."""
+        state = self.ref.cohort_info(trait)
+        return [*state.valid, *state.bad]
 
     def problems(self) -> List[Problem]:
         """Every problem of the task info, in SPEC 5.1 order."""
@@ -102,31 +127,40 @@ class Evaluator:
 
     def filtering(self) -> Dict[str, Any]:
         """Dataset filtering: usable or not, for every reference cohort (SPEC 6.1)."""
-        return score_filtering(self.pred, self.ref)
+        return score_filtering(self.pred, self.ref, self.settings.legacy)
 
     def dataset_selection(self) -> Dict[str, Any]:
         """Dataset selection accuracy per problem and by category (SPEC 6.1)."""
-        return score_dataset_selection(self.problems(), self.pred, self.ref, self._progress)
+        return score_dataset_selection(self.problems(), self.pred, self.ref, self._progress,
+                                       self.settings.legacy)
 
     def preprocessing(self) -> Dict[str, Any]:
-        """AJ, SJ and CSC of each usable reference cohort's tables (SPEC 6.2)."""
+        """AJ, SJ, CSC and coverage of each usable reference cohort's tables (SPEC 6.2).
+
+        With ``legacy``, the tables of unusable reference cohorts too (when the
+        reference has them).
+        """
         subtasks = tuple(self.settings.subtasks)
+        legacy = self.settings.legacy
         jobs = [(str(self.pred.reader.root), str(self.ref.reader.root), self.settings.limits,
-                 trait, cohort, subtasks)
-                for trait, cohort, record in self.ref.valid_records() if record.is_usable]
+                 trait, cohort, subtasks, legacy, record.is_usable)
+                for trait, cohort, record in self.ref.valid_records()
+                if record.is_usable or legacy]
         return preprocessing_report(run_jobs(jobs, self.settings.jobs, self._progress),
                                     subtasks)
 
     def analysis(self) -> Dict[str, Any]:
         """Gene-list metrics per problem, by category, and trait prediction (SPEC 6.3)."""
         scorer = AnalysisScorer(self.pred.reader, self.ref, self.settings.synonyms,
-                                self.settings.virtual_universe_size)
+                                self.settings.virtual_universe_size, self.settings.legacy)
         return scorer.score(self.problems(), self._progress)
 
     def run(self) -> Dict[str, Any]:
         """Every requested task; see docs/evaluation.md for the report layout."""
-        report: Dict[str, Any] = {"prediction": str(self.pred.reader.root),
+        report: Dict[str, Any] = {"method": self.method,
+                                  "prediction": str(self.pred.reader.root),
                                   "reference": str(self.ref.reader.root),
+                                  "conventions": self.settings.conventions,
                                   "tasks": list(self.settings.tasks),
                                   "subtasks": list(self.settings.subtasks)}
         if not os.path.isdir(self.pred.reader.root):

@@ -1,19 +1,25 @@
-"""Scoring the preprocessing task (SPEC 6.2): AJ, SJ and CSC of each table.
+"""Scoring the preprocessing task (SPEC 6.2): AJ, SJ, CSC and coverage of each table.
 
 One item per usable reference cohort and subtask (``gene``, ``clinical``,
 ``linked``). Both tables are read as features x samples; a predicted table that
 looks transposed relative to the reference is malformed (it violates the format
-contract). Cohorts are compared in worker processes: :func:`compare_cohort_tables`
-is the unit of work and opens its own readers.
+contract). Missing predicted values cost (:func:`utils.metrics.coverage_aware_correlation`)
+and the coverage of the reference's values is reported. Cohorts are compared in
+worker processes: :func:`compare_cohort_tables` is the unit of work and opens its
+own readers.
+
+With the original evaluator's conventions (``legacy``), every reference cohort
+whose table exists is compared (usable or not) and a predicted table that does
+not exist is left out of the means instead of scoring 0.
 """
 
 from __future__ import annotations
 
 import logging
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Dict, Iterable, List, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from genotex.evaluation.statuses import MALFORMED, OK, REFERENCE_ERROR, ItemError
+from genotex.evaluation.statuses import MALFORMED, MISSING, OK, REFERENCE_ERROR, ItemError
 from genotex.evaluation.summary import status_counts, summarize
 from genotex.evaluation.tree import LabeledMatrix, TreeReader, prediction_reader, reference_reader
 from genotex.evaluation.untrusted import Limits
@@ -22,11 +28,13 @@ from utils.metrics import failed_table_metrics, table_similarity
 logger = logging.getLogger(__name__)
 
 TABLE_METRICS = ("aj", "sj", "csc")
+#: Averaged beside the three scores: the mean correlation and the coverage (percent).
+TABLE_DETAILS = ("correlation", "coverage")
 LAYOUTS = {"gene": "genes (rows) x samples (columns)",
            "clinical": "features (rows) x samples (columns)",
            "linked": "samples (rows) x features (columns)"}
-#: ``(prediction root, reference root, limits, trait, cohort, subtasks)``.
-CohortJob = Tuple[str, str, Limits, str, str, Tuple[str, ...]]
+#: ``(prediction root, reference root, limits, trait, cohort, subtasks, legacy, usable)``.
+CohortJob = Tuple[str, str, Limits, str, str, Tuple[str, ...], bool, bool]
 Progress = Callable[[Iterable, int, str], Iterable]
 
 
@@ -52,15 +60,28 @@ def check_orientation(predicted: LabeledMatrix, reference: LabeledMatrix,
 
 
 def compare_table(pred: TreeReader, ref: TreeReader, trait: str, cohort: str,
-                  subtask: str) -> Dict[str, Any]:
+                  subtask: str, legacy: bool = False, reference_optional: bool = False
+                  ) -> Optional[Dict[str, Any]]:
     """Compare one predicted table with its reference; never raises on bad input.
+
+    Parameters
+    ----------
+    pred, ref : TreeReader
+    trait, cohort, subtask : str
+    legacy : bool
+        The original evaluator's conventions: a predicted table that does not exist
+        is left out of the means (NaN scores), and the correlation follows
+        :func:`utils.metrics.coverage_aware_correlation` with ``legacy``.
+    reference_optional : bool
+        Return None when the reference table does not exist (the tables of
+        unusable cohorts, compared with ``legacy`` only).
 
     Returns
     -------
-    dict
-        ``trait``, ``cohort``, ``subtask``, ``status``, ``aj``, ``sj``, ``csc``
-        (percent), ``correlation``, ``common_features``, ``common_samples``,
-        ``correlated_features``, ``message``, ``bytes_read``.
+    dict or None
+        ``trait``, ``cohort``, ``subtask``, ``status``, ``aj``, ``sj``, ``csc``,
+        ``coverage`` (percent), ``correlation``, ``common_features``,
+        ``common_samples``, ``correlated_features``, ``message``, ``bytes_read``.
     """
     item: Dict[str, Any] = {"trait": trait, "cohort": cohort, "subtask": subtask,
                             "status": OK, **failed_table_metrics(), "correlation": 0.0,
@@ -69,8 +90,10 @@ def compare_table(pred: TreeReader, ref: TreeReader, trait: str, cohort: str,
     try:
         reference = ref.table(trait, cohort, subtask)
     except ItemError as exc:
+        if reference_optional and exc.status == MISSING:
+            return None
         logger.warning("reference table unusable: %s", exc)
-        item.update(dict.fromkeys(("aj", "sj", "csc", "correlation"), float("nan")),
+        item.update(dict.fromkeys(("aj", "sj", "csc", *TABLE_DETAILS), float("nan")),
                     status=REFERENCE_ERROR, message=str(exc))
         return item
     item["bytes_read"] = reference.nbytes
@@ -80,9 +103,12 @@ def compare_table(pred: TreeReader, ref: TreeReader, trait: str, cohort: str,
         check_orientation(predicted, reference, LAYOUTS[subtask])
     except ItemError as exc:
         item.update(status=exc.status, message=str(exc))
+        if legacy and exc.status == MISSING:
+            item.update(dict.fromkeys(("aj", "sj", "csc", *TABLE_DETAILS), float("nan")))
         return item
     scores = table_similarity(reference.features, reference.samples, reference.values,
-                              predicted.features, predicted.samples, predicted.values)
+                              predicted.features, predicted.samples, predicted.values,
+                              legacy=legacy)
     notes = list(predicted.notes)
     if scores["common_features"] == 0:
         notes.append("no feature label in common with the reference")
@@ -94,11 +120,18 @@ def compare_table(pred: TreeReader, ref: TreeReader, trait: str, cohort: str,
 
 
 def compare_cohort_tables(pred_root: str, ref_root: str, limits: Limits, trait: str,
-                          cohort: str, subtasks: Sequence[str]) -> List[Dict[str, Any]]:
-    """Compare every requested table of one cohort (a unit of parallel work)."""
+                          cohort: str, subtasks: Sequence[str], legacy: bool = False,
+                          usable: bool = True) -> List[Dict[str, Any]]:
+    """Compare every requested table of one cohort (a unit of parallel work).
+
+    The tables of a cohort the reference does not call usable (``usable`` False,
+    compared with ``legacy`` only) are compared when the reference has them.
+    """
     pred = prediction_reader(pred_root, limits)
     ref = reference_reader(ref_root)
-    return [compare_table(pred, ref, trait, cohort, subtask) for subtask in subtasks]
+    items = [compare_table(pred, ref, trait, cohort, subtask, legacy,
+                           reference_optional=not usable) for subtask in subtasks]
+    return [item for item in items if item is not None]
 
 
 def _compare_job(job: CohortJob) -> List[Dict[str, Any]]:
@@ -118,12 +151,19 @@ def run_jobs(jobs: List[CohortJob], workers: int, progress: Progress
 
 def preprocessing_report(results: List[List[Dict[str, Any]]], subtasks: Sequence[str]
                          ) -> Dict[str, Any]:
-    """Per-subtask summaries (reference errors left out of the means) and ``bytes_read``."""
+    """Per-subtask summaries (reference errors left out of the means) and ``bytes_read``.
+
+    Each summary holds the means of AJ, SJ, CSC and the coverage (failures count
+    0), the mean correlation of the tables read (status ``ok``), each with its
+    denominator, and ``cohorts``, the items scored.
+    """
     report: Dict[str, Any] = {}
     for subtask in subtasks:
         items = [item for batch in results for item in batch if item["subtask"] == subtask]
         scored = [i for i in items if i["status"] != REFERENCE_ERROR]
-        report[subtask] = {"summary": {**summarize(scored, TABLE_METRICS),
+        read = [i for i in scored if i["status"] == OK]
+        report[subtask] = {"summary": {**summarize(scored, TABLE_METRICS + ("coverage",)),
+                                       **summarize(read, ("correlation",)),
                                        "cohorts": len(scored)},
                            "status_counts": status_counts(items), "cohorts": items}
     report["bytes_read"] = sum(item["bytes_read"] for batch in results for item in batch)

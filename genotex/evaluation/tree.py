@@ -7,7 +7,13 @@ table as a :class:`LabeledMatrix`. Files are opened through
 :class:`genotex.evaluation.untrusted.ConfinedFiles` (inside the tree, capped); a
 defect raises :class:`genotex.evaluation.statuses.ItemError` naming the file.
 Predictions may call the TCGA cohort ``TCGA`` instead of ``Xena``
-(:data:`COHORT_ALIASES`).
+(:data:`COHORT_ALIASES`), and a predicted table file whose name differs from the
+expected one only in letter case is found (with a note saying so).
+
+A predicted linked table's header is validated the same way whichever task reads
+it (:meth:`TreeReader.linked_header`): size cap, no blank or repeated column, and
+the trait column present (a transposed table has sample ids there), so dataset
+selection and preprocessing give the same status and message for the same file.
 """
 
 from __future__ import annotations
@@ -20,10 +26,10 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
-from genotex.evaluation.labels import canonical_unique
+from genotex.evaluation.labels import canonical_label, canonical_unique
 from genotex.evaluation.numeric_csv import parse_numeric_csv, split_header
 from genotex.evaluation.statuses import MALFORMED, ItemError
-from genotex.evaluation.untrusted import ConfinedFiles, Limits
+from genotex.evaluation.untrusted import ConfinedFiles, Limits, check_header_length
 from utils.io import PathLike
 from utils.problems import Problem
 from utils.schemas.base import FormatError
@@ -125,12 +131,22 @@ class TreeReader:
         Access to the tree's files (its root, role, UTF-8 rule and byte caps).
     cohort_aliases : mapping, optional
         Alternative file names of a cohort id (e.g. ``{"Xena": ("TCGA",)}``).
+    lenient_names : bool
+        Find a table whose file name differs from the expected one only in letter
+        case (a prediction's ``gse100.csv`` for ``GSE100``).
+    validate_linked : bool
+        Check linked-table headers (no blank or repeated column, the trait column
+        present); a reference tree is read as ``regress.py`` reads it.
     """
 
     def __init__(self, files: ConfinedFiles,
-                 cohort_aliases: Optional[Mapping[str, Tuple[str, ...]]] = None) -> None:
+                 cohort_aliases: Optional[Mapping[str, Tuple[str, ...]]] = None,
+                 lenient_names: bool = False, validate_linked: bool = False) -> None:
         self.files = files
         self.cohort_aliases = dict(cohort_aliases or {})
+        self.lenient_names = lenient_names
+        self.validate_linked = validate_linked
+        self._listings: Dict[Path, Dict[str, List[str]]] = {}
 
     @property
     def root(self) -> Path:
@@ -159,13 +175,46 @@ class TreeReader:
         return self.root / "regress"
 
     def table_path(self, trait: str, cohort: str, subtask: str) -> Path:
-        """Path of a cohort's gene, clinical or linked table (first alias that exists)."""
+        """Path of a cohort's gene, clinical or linked table.
+
+        The first of the cohort id and its aliases that exists; then, with
+        ``lenient_names``, the only file of the folder with that name in another
+        letter case; else the expected path (which does not exist).
+        """
         candidates = [self._table_path(trait, name, subtask)
                       for name in (cohort, *self.cohort_aliases.get(cohort, ()))]
         for candidate in candidates:
             if os.path.lexists(candidate):
                 return candidate
+        if self.lenient_names:
+            for candidate in candidates:
+                found = self._other_case(candidate)
+                if found is not None:
+                    return found
         return candidates[0]
+
+    def _other_case(self, path: Path) -> Optional[Path]:
+        """The only entry of ``path``'s folder whose name equals ``path``'s but for case."""
+        folder = path.parent
+        if folder not in self._listings:
+            listing: Dict[str, List[str]] = {}
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                names = []
+            for name in names:
+                listing.setdefault(name.casefold(), []).append(name)
+            self._listings[folder] = listing
+        matches = self._listings[folder].get(path.name.casefold(), [])
+        return folder / matches[0] if len(matches) == 1 else None
+
+    @staticmethod
+    def case_note(found: Path, expected_name: str) -> List[str]:
+        """A note when a file was found under a name in another letter case."""
+        if found.name == expected_name or found.name.casefold() != expected_name.casefold():
+            return []
+        return [f"file name differs in letter case from the expected {expected_name!r}: "
+                "matched"]
 
     def _table_path(self, trait: str, cohort: str, subtask: str) -> Path:
         base = self.preprocess_root / trait
@@ -218,9 +267,21 @@ class TreeReader:
         return RegressResult.from_reading(reading)
 
     def linked_header(self, trait: str, cohort: str) -> List[str]:
-        """Column labels (after the sample-id column) of a linked table."""
+        """Column labels (after the sample-id column) of a linked table.
+
+        With ``validate_linked``, a blank or repeated column (after upper-casing) and
+        a header without the trait column are ``malformed``; every task reading the
+        table gets this same error.
+        """
         path = self.table_path(trait, cohort, "linked")
-        return split_header(self.files.read_first_line(path), path)[1:]
+        columns = split_header(self.files.read_first_line(path), path)[1:]
+        if self.validate_linked:
+            canonical = canonical_unique(columns, path, "column")
+            if canonical_label(trait) not in canonical:
+                raise ItemError(path, MALFORMED, f"no {trait!r} column in the header: a linked "
+                                f"table is samples (rows) x [{trait}, Age?, Gender?, genes] "
+                                "(is it transposed?)", line=1)
+        return columns
 
     def table(self, trait: str, cohort: str, subtask: str,
               cap: Optional[int] = None) -> LabeledMatrix:
@@ -235,8 +296,14 @@ class TreeReader:
             Byte cap (default ``limits.max_table_bytes``).
         """
         path = self.table_path(trait, cohort, subtask)
+        if subtask == "linked" and self.validate_linked:
+            self.linked_header(trait, cohort)  # the status dataset selection reports too
         data = self.files.read_bytes(path, self.limits.max_table_bytes if cap is None else cap)
+        line_end = data.find(b"\n", 0, self.limits.max_header_bytes + 2)
+        check_header_length(len(data) if line_end < 0 else line_end, path,
+                            self.limits.max_header_bytes)
         rows, columns, values, notes = parse_numeric_csv(data, path, self.files.strict_utf8)
+        notes = self.case_note(path, self._table_path(trait, cohort, subtask).name) + notes
         if subtask == "linked":
             samples = canonical_unique(rows, path, "sample id")
             features = canonical_unique(columns, path, "column")
@@ -252,7 +319,7 @@ class TreeReader:
 def prediction_reader(root: PathLike, limits: Limits) -> TreeReader:
     """Reader of a prediction tree: strict UTF-8, capped, ``TCGA`` read as ``Xena``."""
     return TreeReader(ConfinedFiles(root, "prediction", strict_utf8=True, limits=limits),
-                      COHORT_ALIASES)
+                      COHORT_ALIASES, lenient_names=True, validate_linked=True)
 
 
 def reference_reader(root: PathLike) -> TreeReader:

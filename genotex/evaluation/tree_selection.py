@@ -7,21 +7,27 @@ module only feeds it what one tree holds, read defensively:
 * records of ``cohort_info.json`` that are not valid are left out (never usable),
   and the file's status (or the first bad record) is kept for the items' status;
 * linked-table headers are read once through the tree's :class:`TreeReader`
-  (:class:`LinkedHeaders`); a header that cannot be read makes its cohort pairs
-  unusable, and the error is kept for the problem's status.
+  and kept compact (:class:`LinkedHeaders`); a header that cannot be read makes its cohort pairs
+  unusable, and the error is kept (once per table) for the problem's status;
+* on a prediction, a cohort id that differs from a reference cohort id of the same
+  trait only in letter case is read as the reference id, with a note
+  (:attr:`CohortInfoState.renamed`).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Mapping, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+
+import numpy as np
 
 from genotex.evaluation.statuses import OK, ItemError
 from genotex.evaluation.tree import TreeReader
+from genotex.evaluation.universe import GeneUniverse, GeneVocabulary
+from utils.columns import gene_columns, non_gene_columns
 from utils.problems import Problem, related_genes
 from utils.schemas.cohort_info import CohortInfoReading, CohortRecordReading
-from utils.columns import gene_columns
 from utils.selection import Selection, select_cohorts
 
 logger = logging.getLogger(__name__)
@@ -37,11 +43,15 @@ class CohortInfoState:
         Valid records and the problems of the others.
     status, message : str
         The file's status (``ok``, ``missing``, ``malformed``, ``empty``) and why.
+    renamed : dict
+        ``{reference id: id as written}`` of the cohorts read under the reference's
+        spelling (the ids differ only in letter case).
     """
 
     reading: CohortInfoReading = field(default_factory=CohortInfoReading)
     status: str = OK
     message: str = ""
+    renamed: Dict[str, str] = field(default_factory=dict)
 
     @property
     def valid(self) -> Dict[str, CohortRecordReading]:
@@ -53,9 +63,49 @@ class CohortInfoState:
         """``{cohort: problem}`` of the invalid records."""
         return self.reading.problems
 
+    def case_note(self, cohort: str) -> str:
+        """Why ``cohort`` was matched although written in another letter case ('' if not)."""
+        if cohort not in self.renamed:
+            return ""
+        return (f"cohort id {self.renamed[cohort]!r} read as {cohort!r} (letter case differs "
+                "from the reference)")
+
+
+def match_reference_case(reading: CohortInfoReading, reference_ids: Iterable[str]
+                         ) -> Tuple[CohortInfoReading, Dict[str, str]]:
+    """Rename cohorts written in another letter case than a reference cohort id.
+
+    An id that matches a reference id exactly is kept; an id that equals one only
+    after case folding takes the reference spelling, unless the exact id is also
+    present (then the variant keeps its own spelling and matches nothing).
+
+    Returns
+    -------
+    (CohortInfoReading, dict)
+        The renamed reading and ``{reference id: id as written}``.
+    """
+    by_fold = {cohort.casefold(): cohort for cohort in reference_ids}
+    present = set(reading.records) | set(reading.problems)
+    renamed: Dict[str, str] = {}
+    for written in present:
+        target = by_fold.get(written.casefold())
+        if target is not None and target != written and target not in present:
+            renamed[target] = written
+    if not renamed:
+        return reading, {}
+    back = {written: target for target, written in renamed.items()}
+    return CohortInfoReading(
+        records={back.get(c, c): r for c, r in reading.records.items()},
+        problems={back.get(c, c): p for c, p in reading.problems.items()}), renamed
+
 
 class LinkedHeaders:
     """Linked-table headers of one tree, each file read once (failures cached too).
+
+    Headers are kept encoded over one :class:`GeneVocabulary` of column labels (each
+    distinct label stored once, whatever the number of tables), and a table's gene
+    columns as a :class:`GeneUniverse` mask: about 100 KB per 18,500-column table
+    instead of ~2 MB of strings and set.
 
     Parameters
     ----------
@@ -64,35 +114,42 @@ class LinkedHeaders:
 
     def __init__(self, reader: TreeReader) -> None:
         self.reader = reader
-        self._headers: Dict[Tuple[str, str], Union[List[str], ItemError]] = {}
-        self._genes: Dict[Tuple[str, str], List[str]] = {}
-        self._sets: Dict[Tuple[str, str], frozenset] = {}
+        self.vocabulary = GeneVocabulary()
+        self._headers: Dict[Tuple[str, str], Union[np.ndarray, ItemError]] = {}
+        self._sets: Dict[Tuple[str, str], GeneUniverse] = {}
 
-    def header(self, trait: str, cohort: str) -> List[str]:
-        """Column labels after the sample-id column; raises the cached :class:`ItemError`."""
+    def _encoded(self, trait: str, cohort: str) -> np.ndarray:
         key = (trait, cohort)
         if key not in self._headers:
             try:
-                self._headers[key] = self.reader.linked_header(trait, cohort)
+                columns = self.reader.linked_header(trait, cohort)
             except ItemError as exc:
                 self._headers[key] = exc
+            else:
+                ids = self.vocabulary.encode_many([columns])[0] if columns else np.empty(0)
+                self._headers[key] = ids.astype(np.int32)
         value = self._headers[key]
         if isinstance(value, ItemError):
             raise value
         return value
 
-    def gene_columns(self, trait: str, cohort: str) -> List[str]:
-        """Header minus the trait, Age and Gender columns (cached)."""
-        key = (trait, cohort)
-        if key not in self._genes:
-            self._genes[key] = gene_columns(self.header(trait, cohort), trait)
-        return self._genes[key]
+    def header(self, trait: str, cohort: str) -> List[str]:
+        """Column labels after the sample-id column; raises the cached :class:`ItemError`."""
+        labels = self.vocabulary.labels
+        return [labels[i] for i in self._encoded(trait, cohort)]
 
-    def gene_set(self, trait: str, cohort: str) -> frozenset:
-        """:meth:`gene_columns` as a frozenset (cached; cheap to intersect)."""
+    def gene_columns(self, trait: str, cohort: str) -> List[str]:
+        """Header minus the trait, Age and Gender columns."""
+        return gene_columns(self.header(trait, cohort), trait)
+
+    def gene_set(self, trait: str, cohort: str) -> GeneUniverse:
+        """The gene columns as a set-like mask (cached; ``in`` and ``len``)."""
         key = (trait, cohort)
         if key not in self._sets:
-            self._sets[key] = frozenset(self.gene_columns(trait, cohort))
+            ids = self._encoded(trait, cohort)
+            others = [self.vocabulary.ids[label] for label in non_gene_columns(trait)
+                      if label in self.vocabulary.ids]
+            self._sets[key] = GeneUniverse(self.vocabulary, [ids[~np.isin(ids, others)]])
         return self._sets[key]
 
 
@@ -104,11 +161,16 @@ class TreeSelections:
     reader : TreeReader
     task_info : mapping
         The problem set (the condition's related genes of two-step problems).
+    reference_ids : callable, optional
+        ``reference_ids(trait)``: the reference's cohort ids of a trait; cohort ids of
+        this tree that differ from them only in letter case take their spelling.
     """
 
-    def __init__(self, reader: TreeReader, task_info: Mapping[str, Mapping]) -> None:
+    def __init__(self, reader: TreeReader, task_info: Mapping[str, Mapping],
+                 reference_ids: Optional[Callable[[str], Iterable[str]]] = None) -> None:
         self.reader = reader
         self.task_info = task_info
+        self.reference_ids = reference_ids
         self.headers = LinkedHeaders(reader)
         self._info: Dict[str, CohortInfoState] = {}
         self._selections: Dict[Problem, Selection] = {}
@@ -121,6 +183,9 @@ class TreeSelections:
                 state = CohortInfoState(self.reader.cohort_info(trait))
             except ItemError as exc:
                 state = CohortInfoState(status=exc.status, message=str(exc))
+            if self.reference_ids is not None and state.status == OK:
+                state.reading, state.renamed = match_reference_case(
+                    state.reading, self.reference_ids(trait))
             for cohort, problem in state.bad.items():
                 logger.info("%s: record of %r ignored: %s", self.reader.cohort_info_path(trait),
                             cohort, problem)
@@ -143,13 +208,13 @@ class TreeSelections:
     def select(self, problem: Problem) -> Selection:
         """The cohort (or pair) selected for ``problem`` on this tree (cached)."""
         if problem not in self._selections:
-            errors: List[ItemError] = []
+            errors: Dict[Tuple[str, str], ItemError] = {}
 
-            def gene_columns(trait: str, cohort: str) -> frozenset:
+            def gene_columns(trait: str, cohort: str) -> GeneUniverse:
                 try:
                     return self.headers.gene_set(trait, cohort)
                 except ItemError as exc:
-                    errors.append(exc)
+                    errors.setdefault((trait, cohort), exc)
                     raise
 
             trait_records = self.cohort_info(problem.trait).valid
@@ -161,11 +226,12 @@ class TreeSelections:
             else:
                 result = select_cohorts(problem, trait_records)
             self._selections[problem] = result
-            self._errors[problem] = errors
+            self._errors[problem] = list(errors.values())
         return self._selections[problem]
 
     def errors(self, problem: Problem) -> List[ItemError]:
-        """Linked tables that could not be read while selecting for ``problem``."""
+        """Linked tables that could not be read while selecting for ``problem`` (one error
+        per table, in the order the search met them)."""
         self.select(problem)
         return self._errors[problem]
 

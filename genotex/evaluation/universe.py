@@ -16,10 +16,12 @@ import pandas as pd
 
 
 class GeneVocabulary:
-    """Integer ids of the canonical gene symbols of the reference tables."""
+    """Integer ids of labels (the canonical gene symbols of the reference tables, or
+    the raw column labels of linked-table headers); ``labels[i]`` is id ``i``'s label."""
 
     def __init__(self) -> None:
         self.ids: Dict[str, int] = {}
+        self.labels: List[str] = []
 
     def encode_many(self, tables: Sequence[Sequence[str]]) -> List[np.ndarray]:
         """Ids of the genes of several tables (one vectorized factorization)."""
@@ -28,9 +30,12 @@ class GeneVocabulary:
         sizes = [len(table) for table in tables]
         flat = np.fromiter(chain.from_iterable(tables), dtype=object, count=sum(sizes))
         codes, uniques = pd.factorize(flat)
-        ids = self.ids
-        global_ids = np.fromiter((ids.setdefault(gene, len(ids)) for gene in uniques),
-                                 dtype=np.intp, count=len(uniques))
+        ids, labels = self.ids, self.labels
+        fresh = [gene for gene in uniques if gene not in ids]
+        ids.update(zip(fresh, range(len(labels), len(labels) + len(fresh))))
+        labels.extend(fresh)
+        global_ids = np.fromiter((ids[gene] for gene in uniques), dtype=np.intp,
+                                 count=len(uniques))
         return np.split(global_ids[codes], np.cumsum(sizes)[:-1])
 
 

@@ -231,14 +231,25 @@ class ConfinedFiles:
             raise ItemError(path, MALFORMED, exc.problem) from None
         except OSError as exc:
             raise ItemError(path, MALFORMED, f"cannot read ({exc.strerror or exc})") from None
-        if len(line) > cap:
-            raise ItemError(path, MALFORMED, f"header line longer than {size_text(cap)}", line=1)
+        check_header_length(len(line.rstrip(b"\r\n")), path, cap)
         if b"\x00" in line:
             raise ItemError(path, MALFORMED, "binary content (NUL bytes), expected CSV text")
         line = line.rstrip(b"\r\n")
         if not line.strip():
             raise ItemError(path, EMPTY, "empty CSV file (no header row)", line=1)
         return decode_content(line, path, self.strict_utf8)
+
+
+def check_header_length(length: int, path: Path, cap: int) -> None:
+    """Refuse a CSV header line longer than ``cap`` bytes (the same message for every task).
+
+    Raises
+    ------
+    ItemError
+        ``malformed``, line 1.
+    """
+    if length > cap:
+        raise ItemError(path, MALFORMED, f"header line longer than {size_text(cap)}", line=1)
 
 
 def _read_capped(handle: IO[bytes], cap: int, chunk: int = 16 * MIB) -> bytes:

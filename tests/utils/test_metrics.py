@@ -152,6 +152,47 @@ def test_csc_no_comparable_feature_is_zero():
     assert disjoint["aj"] == 0.0 and disjoint["csc"] == 0.0
 
 
+def test_missing_predicted_values_are_mean_filled_and_cost():
+    # Reference F = 1..6; prediction blanks S3 and S4: they are filled with the mean of
+    # the given values (1 + 2 + 5 + 6) / 4 = 3.5, so y = 1, 2, 3.5, 3.5, 5, 6.
+    # Deviations x: -2.5 -1.5 -.5 .5 1.5 2.5 (var 17.5); y: -2.5 -1.5 0 0 1.5 2.5
+    # (var 17); cov 17 -> r = 17 / sqrt(17.5 * 17) = sqrt(17 / 17.5) = 0.98561.
+    # Pairwise-complete correlation would have given 1 (the blanks would be free).
+    ref = np.array([[1, 2, 3, 4, 5, 6]], dtype=float)
+    pred = np.array([[1, 2, np.nan, np.nan, 5, 6]])
+    samples = ["S1", "S2", "S3", "S4", "S5", "S6"]
+    scores = table_similarity(["F"], samples, ref, ["F"], samples, pred)
+    assert scores["correlation"] == pytest.approx(math.sqrt(17 / 17.5))
+    assert scores["coverage"] == pytest.approx(100 * 4 / 6)
+
+
+def test_blanked_feature_counts_zero_not_left_out():
+    # F1 predicted perfectly; F2 blank but for one value (constant once filled): it
+    # correlates 0 instead of leaving the mean -> mean r = (1 + 0) / 2.
+    # A reference-constant feature F3 is still left out, blank or not.
+    ref = np.array([[1, 2, 3, 4], [4, 1, 3, 2], [5, 5, 5, 5]], dtype=float)
+    pred = np.array([[1, 2, 3, 4], [np.nan, 7, np.nan, np.nan], [np.nan] * 4])
+    names, samples = ["F1", "F2", "F3"], ["A", "B", "C", "D"]
+    scores = table_similarity(names, samples, ref, names, samples, pred)
+    assert scores["correlation"] == pytest.approx(0.5)
+    assert scores["correlated_features"] == 2
+    assert scores["coverage"] == pytest.approx(100 * 5 / 12)
+    # A genuinely constant prediction (two or more equal values) is left out (SPEC 6.2).
+    constant = np.array([[1, 2, 3, 4], [7, 7, 7, 7], [5, 5, 5, 5]], dtype=float)
+    assert table_similarity(names, samples, ref, names, samples,
+                            constant)["correlation"] == pytest.approx(1.0)
+    # The original evaluator's convention leaves the blanked feature out.
+    legacy = table_similarity(names, samples, ref, names, samples, pred, legacy=True)
+    assert legacy["correlation"] == pytest.approx(1.0)
+
+
+def test_coverage_counts_missing_features_and_samples():
+    ref = np.array([[1, 2, np.nan], [3, 4, 5]], dtype=float)  # 5 finite reference cells
+    pred = np.array([[1, 2]], dtype=float)  # only F1 on S1, S2
+    scores = table_similarity(["F1", "F2"], ["S1", "S2", "S3"], ref, ["F1"], ["S1", "S2"], pred)
+    assert scores["coverage"] == pytest.approx(100 * 2 / 5)
+
+
 def test_pearson_pairwise_complete_and_nan_rules():
     a = np.array([[1, 2, 3, np.nan], [1, 2, np.nan, np.nan], [1, 2, 3, 4]])
     b = np.array([[2, 4, 6, 100.0], [1, 2, 3, 4], [np.nan] * 4])

@@ -96,3 +96,115 @@ def test_invalid_record_is_ignored_when_evaluating_and_fails_regress(tmp_path):
     assert select_in_tree(Problem("T"), root, {}).cohorts == ("GSE1",)
     with pytest.raises(InputFileError, match="record of 'GSE2': 'has_age' must be true, false"):
         select_in_tree(Problem("T"), root, {}, strict=True)
+
+
+# --------------------------------------------------------------------------- lazy pair search
+
+def brute_force_pair(trait, condition, columns, genes):
+    """SPEC 5.2 by the book: list every pair, sort, take the first with regressors."""
+    pairs = sorted(((t, c) for t in trait for c in condition),
+                   key=lambda tc: (-trait[tc[0]]["sample_size"] * condition[tc[1]]["sample_size"],
+                                   tc[0], tc[1]))
+    for t, c in pairs:
+        if columns.get(("T", t)) is None or columns.get(("C", c)) is None:
+            continue  # unreadable table
+        shared = [g for g in dict.fromkeys(genes)
+                  if g in columns[("T", t)] and g in columns[("C", c)]]
+        if shared:
+            return (t, c), shared
+    return (), []
+
+
+def reader_of(columns, calls=None):
+    def gene_columns(trait, cohort):
+        if calls is not None:
+            calls.append((trait, cohort))
+        found = columns.get((trait, cohort))
+        if found is None:
+            raise InputFileError(f"{cohort}.csv", "file not found")
+        return found
+    return gene_columns
+
+
+@given(st.data())
+def test_lazy_search_equals_listing_every_pair(data):
+    sizes = st.integers(1, 6)  # few distinct sizes: many ties of the product
+    n_trait, n_cond = data.draw(st.integers(1, 7)), data.draw(st.integers(1, 7))
+    trait = {f"T{i}": record(data.draw(sizes)) for i in range(n_trait)}
+    condition = {f"C{i}": record(data.draw(sizes)) for i in range(n_cond)}
+    pool = ["G1", "G2", "G3", "G4", "G5"]
+    table = st.one_of(st.none(), st.sets(st.sampled_from(pool), max_size=3))
+    columns = {("T", t): data.draw(table) for t in trait}
+    columns.update({("C", c): data.draw(table) for c in condition})
+    genes = data.draw(st.lists(st.sampled_from(pool), max_size=4))
+    sel = select_cohorts(Problem("T", "C"), trait, condition, genes, reader_of(columns))
+    assert (sel.cohorts, sel.regressors) == brute_force_pair(trait, condition, columns, genes)
+
+
+def test_lazy_search_reads_each_table_once_when_every_pair_fails():
+    """1,000 x 1,000 cohorts whose tables never share a regressor gene: 10^6 pairs, but
+    each table is read once and the search ends after O(N) steps."""
+    n = 1000
+    trait = {f"T{i:04d}": record(1 + i % 97) for i in range(n)}
+    condition = {f"C{i:04d}": record(1 + i % 89) for i in range(n)}
+    columns = {("T", t): {"G1", "X"} for t in trait}
+    columns.update({("C", c): {"G2", "Y"} for c in condition})
+    calls = []
+    sel = select_cohorts(Problem("T", "C"), trait, condition, ["G1", "G2"],
+                         reader_of(columns, calls))
+    assert not sel.ok and "shares a known gene" in sel.reason
+    assert len(calls) == len(set(calls)) == 2 * n  # every table read exactly once
+
+
+def test_lazy_search_on_missing_tables_reads_each_once():
+    n = 1000
+    trait = {f"T{i:04d}": record(10 + i) for i in range(n)}
+    condition = {f"C{i:04d}": record(10 + i) for i in range(n)}
+    calls = []
+    sel = select_cohorts(Problem("T", "C"), trait, condition, ["G1"], reader_of({}, calls))
+    assert not sel.ok
+    assert len(calls) <= 2 * n
+
+
+def test_lazy_search_finds_the_only_working_pair_deep_in_the_order():
+    n = 300
+    trait = {f"T{i:03d}": record(1000 - i) for i in range(n)}
+    condition = {f"C{i:03d}": record(1000 - i) for i in range(n)}
+    columns = {("T", t): {"A"} for t in trait}
+    columns.update({("C", c): {"B"} for c in condition})
+    columns[("T", "T250")] = {"A", "G"}
+    columns[("C", "C280")] = {"G"}
+    sel = select_cohorts(Problem("T", "C"), trait, condition, ["A", "B", "G"],
+                         reader_of(columns))
+    # A and B never meet; G is in T250 and C280 only, and A x B pairs share nothing.
+    assert sel.cohorts == ("T250", "C280") and sel.regressors == ["G"]
+
+
+def test_regressor_rule_is_a_parameter():
+    """SPEC 5.2's instrument exclusion slots in as a rule on each table's genes."""
+    trait = {"T1": record(100), "T2": record(10)}
+    condition = {"C1": record(100)}
+    columns = {("T", "T1"): {"G1"}, ("T", "T2"): {"G1", "G2"}, ("C", "C1"): {"G1", "G2"}}
+    default = select_cohorts(Problem("T", "C"), trait, condition, ["G1", "G2"],
+                             reader_of(columns))
+    assert default.cohorts == ("T1", "C1") and default.regressors == ["G1"]
+    trait_own = {"G1"}  # e.g. the trait's own related genes
+
+    def excluding(table_columns):
+        return [g for g in ("G1", "G2") if g in table_columns and g not in trait_own]
+
+    excluded = select_cohorts(Problem("T", "C"), trait, condition, ["G1", "G2"],
+                              reader_of(columns), regressor_genes=excluding)
+    assert excluded.cohorts == ("T2", "C1") and excluded.regressors == ["G2"]
+
+
+def test_strict_search_raises_the_first_unreadable_table_in_order():
+    trait = {"T1": record(100), "T2": record(50)}
+    condition = {"C1": record(100), "C2": record(90)}
+    columns = {("T", "T1"): {"A"}, ("C", "C1"): {"B"}, ("T", "T2"): {"G"}}  # C2 unreadable
+    with pytest.raises(InputFileError, match="C2.csv"):
+        select_cohorts(Problem("T", "C"), trait, condition, ["A", "G"], reader_of(columns),
+                       strict=True)
+    lenient = select_cohorts(Problem("T", "C"), trait, condition, ["A", "G"],
+                             reader_of(columns))
+    assert not lenient.ok

@@ -7,6 +7,7 @@ format             file                                 module
 ``result``         ``regress/<Trait>/significant_genes_condition_<C>.json``  :mod:`utils.schemas.result`
 ``task_info``      ``metadata/task_info.json``           :mod:`utils.schemas.task_info`
 ``report``         ``eval.py --report FILE``             :mod:`utils.schemas.report`
+``comparison``     ``eval.py -p A B --report FILE``      :mod:`utils.schemas.report`
 =================  ===================================  ==========================================
 
 Each module holds the strict model of what the project writes, the function writers
@@ -24,7 +25,7 @@ from pydantic import BaseModel
 
 from utils.schemas.base import FormatError
 from utils.schemas.cohort_info import CohortInfo
-from utils.schemas.report import EvaluationReport
+from utils.schemas.report import Comparison, EvaluationReport
 from utils.schemas.result import ResultDocument
 from utils.schemas.task_info import TaskInfo
 
@@ -34,6 +35,7 @@ FORMATS: Dict[str, Type[BaseModel]] = {
     "result": ResultDocument,
     "task_info": TaskInfo,
     "report": EvaluationReport,
+    "comparison": Comparison,
 }
 
 __all__ = ["FORMATS", "FormatError"]

@@ -4,6 +4,10 @@ Scores are percentages (0-100; CSC may be negative) except AUROC and the GSEA
 enrichment score (0-1). A score that is undefined (no item to average, a metric
 undefined for a problem) is written as ``null``. :func:`report_document` validates a
 report (NaN already replaced by None) and returns it in schema key order.
+
+Several methods evaluated together (``eval.py -p A B C --report FILE``) give a
+:class:`Comparison`: the leaderboard (rows = methods, columns in the shape of the
+paper's Table 2) and each method's report (:func:`comparison_document`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pydantic import Field
 from utils.schemas.base import StrictModel, dump, optional_key, validate
 
 Status = Literal["ok", "missing", "malformed", "empty", "reference-error", "no-reference"]
+Conventions = Literal["genotex", "legacy"]
 Category = Literal["unconditional", "conditional one-step", "two-step"]
 CategoryOrOverall = Literal["unconditional", "conditional one-step", "two-step", "overall"]
 Count = Annotated[int, Field(ge=0)]
@@ -34,24 +39,33 @@ class Mean(StrictModel):
 class FilteringSummary(StrictModel):
     """Dataset filtering as binary classification, positive = usable (percent)."""
 
-    f1: float
-    precision: float
-    recall: float
+    f1: Score
+    precision: Score
+    recall: Score
     accuracy: Score
     tp: Count
+    """Cohorts the reference and the prediction both call positive."""
     fp: Count
+    """Called positive by the prediction only."""
     fn: Count
+    """Called positive by the reference only."""
     tn: Count
     n: Count
 
 
+class TraitFiltering(FilteringSummary):
+    """Dataset filtering over one trait's cohorts."""
+
+    trait: str
+
+
 class FilteringItem(StrictModel):
-    """One reference cohort: is it usable?"""
+    """One cohort: is it positive (usable; ``is_available`` with legacy conventions)?"""
 
     trait: str
     cohort: str
-    reference_usable: bool
-    predicted_usable: bool
+    reference_positive: bool
+    predicted_positive: bool
     correct: bool
     status: Status
     """Status of the prediction's record."""
@@ -59,7 +73,14 @@ class FilteringItem(StrictModel):
 
 
 class Filtering(StrictModel):
+    label: Literal["is_usable", "is_available"]
+    """The record field classified (``is_available`` with legacy conventions)."""
+    averaged_over: Literal["cohorts", "traits"]
+    """How the summary's scores are computed: over all cohorts, or per trait and
+    then averaged (legacy conventions); the counts are over all cohorts."""
     summary: FilteringSummary
+    traits: List[TraitFiltering]
+    """The same scores per trait."""
     status_counts: StatusCounts
     cohorts: List[FilteringItem]
 
@@ -105,8 +126,11 @@ class TableItem(StrictModel):
     """Sample Jaccard (percent)."""
     csc: Score
     """Composite similarity correlation AJ x SJ x mean correlation (percent)."""
+    coverage: Score
+    """Percent of the reference's finite values that have a finite predicted value."""
     correlation: Score
-    """Mean Pearson correlation of the comparable features."""
+    """Mean Pearson correlation of the comparable features (missing predicted
+    values filled with the feature's mean)."""
     common_features: Count
     common_samples: Count
     correlated_features: Count
@@ -118,6 +142,9 @@ class TableSummary(StrictModel):
     aj: Mean
     sj: Mean
     csc: Mean
+    coverage: Mean
+    correlation: Mean
+    """Over the tables read (status ``ok``)."""
     cohorts: Count
     """Items scored (reference errors left out)."""
 
@@ -192,10 +219,14 @@ class Analysis(StrictModel):
 class EvaluationReport(StrictModel):
     """Scores of a prediction tree against a reference tree (``eval.py --report``)."""
 
+    method: str
+    """The method's name in leaderboards (default: the prediction folder's name)."""
     prediction: str
     """The prediction tree."""
     reference: str
     """The reference tree."""
+    conventions: Conventions
+    """``genotex`` (SPEC 6) or ``legacy`` (the original evaluator's, docs/evaluation.md)."""
     tasks: List[Literal["selection", "preprocessing", "analysis"]]
     subtasks: List[Literal["gene", "clinical", "linked"]]
     selection: Selection = optional_key("Dataset filtering and selection (SPEC 6.1).")
@@ -203,6 +234,50 @@ class EvaluationReport(StrictModel):
     analysis: Analysis = optional_key("Gene lists and trait prediction (SPEC 6.3).")
 
 
+class LeaderboardColumn(StrictModel):
+    """One column of the leaderboard."""
+
+    key: str
+    """``<task>.<group>.<metric>``, e.g. ``analysis.two-step.auroc``."""
+    task: Literal["selection", "preprocessing", "analysis"]
+    group: str
+    """``filtering``/``dataset selection``, a subtask, or an analysis category."""
+    metric: str
+    scale: Literal["percent", "unit"]
+    """``percent`` (0-100) or ``unit`` (0-1: AUROC, GSEA ES)."""
+
+
+class LeaderboardRow(StrictModel):
+    """One method's scores."""
+
+    method: str
+    prediction: str
+    scores: Dict[str, Score]
+    """By column key; null when undefined or not evaluated."""
+
+
+class Leaderboard(StrictModel):
+    """Methods (rows) against the scores of the paper's Table 2 (columns)."""
+
+    reference: str
+    conventions: Conventions
+    columns: List[LeaderboardColumn]
+    rows: List[LeaderboardRow]
+
+
+class Comparison(StrictModel):
+    """Several methods scored against one reference (``eval.py -p A B C --report``)."""
+
+    leaderboard: Leaderboard
+    reports: List[EvaluationReport]
+    """Each method's full report, in leaderboard order."""
+
+
 def report_document(report: Mapping[str, Any]) -> Dict[str, Any]:
     """A report (NaN already replaced by None) validated, keys in schema order."""
     return dump(validate(EvaluationReport, dict(report)))
+
+
+def comparison_document(comparison: Mapping[str, Any]) -> Dict[str, Any]:
+    """A comparison (NaN already replaced by None) validated, keys in schema order."""
+    return dump(validate(Comparison, dict(comparison)))

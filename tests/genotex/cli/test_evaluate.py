@@ -32,7 +32,7 @@ def test_cli_smoke(ref_root, tmp_path):
     result = run_cli("-p", str(pred), "-r", str(ref_root), "--task-info", str(task_info),
                      "--report", str(tmp_path / "rep.json"), "-j", "2", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "Analysis" in result.stdout and "malformed" in result.stdout
+    assert "ANALYSIS" in result.stdout and "malformed" in result.stdout
     assert "significant_genes_condition_None.json" in result.stdout
     report = json.loads((tmp_path / "rep.json").read_text())
     assert report["analysis"]["summary"]["overall"]["succeeded"] == 5
@@ -56,11 +56,102 @@ def test_cli_task_and_subtask_filters_and_default_reference(ref_root, tmp_path):
 
 def test_cli_errors_and_help(tmp_path):
     result = run_cli("-p", str(tmp_path), "-r", str(tmp_path / "nope"), cwd=tmp_path)
-    assert result.returncode == 2 and "reference tree" in result.stderr
+    assert result.returncode == 2 and "reference folder" in result.stderr
     (tmp_path / "ref").mkdir()
     result = run_cli("-p", str(tmp_path), "-r", str(tmp_path / "ref"), "--task-info",
                      str(tmp_path / "missing.json"), cwd=tmp_path)
     assert result.returncode == 2 and "task info" in result.stderr
-    help_text = run_cli("--help", cwd=tmp_path).stdout
-    for flag in ("-p", "-r", "-t", "-s", "-g", "--report", "--task-info", "--jobs"):
+    help_text = " ".join(run_cli("--help", cwd=tmp_path).stdout.split())
+    for flag in ("-p", "--pred-dir", "-r", "--ref-dir", "-t", "--tasks", "-s",
+                 "--preprocess-subtasks", "-g", "--report", "--html", "--legacy",
+                 "--task-info", "--jobs"):
         assert flag in help_text
+    # the default reference is described as it is resolved (utils.paths)
+    assert "GENOTEX_OUTPUT" in help_text and "checkout that holds the working directory" \
+        in help_text
+
+
+def test_missing_prediction_folder_is_a_usage_error(ref_root, tmp_path):
+    """Not zeros with exit 0: a typo in -p must not look like a (bad) evaluation."""
+    result = run_cli("-p", str(tmp_path / "typo"), "-r", str(ref_root), cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert f"prediction folder {tmp_path / 'typo'} does not exist" in result.stderr
+    (tmp_path / "file").write_text("x")
+    result = run_cli("-p", str(ref_root), str(tmp_path / "file"), "-r", str(ref_root),
+                     cwd=tmp_path)
+    assert result.returncode == 2 and "is not a folder" in result.stderr
+
+
+def test_seed_interface_short_and_long_forms_agree(ref_root, tmp_path):
+    """The seed README's command, with either flag form (and the older aliases)."""
+    task_info = write_task_info(tmp_path / "task_info.json")
+    pred = copy_tree(ref_root, tmp_path)
+    (pred / RESULT_A).write_text("{broken")
+    forms = {
+        "short": ["-p", str(pred), "-r", str(ref_root), "-t", "selection", "preprocessing",
+                  "analysis", "-s", "gene", "clinical", "linked"],
+        "long": ["--pred-dir", str(pred), "--ref-dir", str(ref_root), "--tasks",
+                 "selection", "preprocessing", "analysis", "--preprocess-subtasks", "gene",
+                 "clinical", "linked"],
+        "aliases": ["--pred", str(pred), "--ref", str(ref_root), "--subtasks", "gene",
+                    "clinical", "linked"],
+    }
+    outputs = {}
+    for name, flags in forms.items():
+        result = run_cli(*flags, "--task-info", str(task_info), "--report",
+                         str(tmp_path / f"{name}.json"), "-j", "1", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        outputs[name] = result.stdout
+        assert json.loads((tmp_path / f"{name}.json").read_text())["subtasks"] == [
+            "gene", "clinical", "linked"]
+    assert outputs["short"] == outputs["long"] == outputs["aliases"]
+
+
+def test_default_reference_is_the_checkout_holding_the_working_directory(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GENOTEX_")}
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "eval.py"), "-p", str(REPO_ROOT / "output"),
+         "-t", "selection", "--no-progress"],
+        cwd=REPO_ROOT / "code", capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert f"reference    {REPO_ROOT / 'output'}" in result.stdout
+
+
+def test_several_methods_give_a_leaderboard_and_html(ref_root, tmp_path):
+    task_info = write_task_info(tmp_path / "task_info.json")
+    pred = copy_tree(ref_root, tmp_path)
+    (pred / RESULT_A).unlink()
+    result = run_cli("-p", f"broken={pred}", str(ref_root), "-r", str(ref_root),
+                     "--task-info", str(task_info), "--report", str(tmp_path / "cmp.json"),
+                     "--html", str(tmp_path / "cmp.html"), "-j", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "leaderboard of 2 methods" in result.stdout
+    assert "broken: items not ok: missing 1" in result.stdout
+    data = json.loads((tmp_path / "cmp.json").read_text())
+    assert [row["method"] for row in data["leaderboard"]["rows"]] == ["broken", "output"]
+    assert (tmp_path / "cmp.leaderboard.csv").is_file()
+    page = (tmp_path / "cmp.html").read_text()
+    assert 'data-method="broken"' in page and 'data-method="output"' in page
+
+
+def test_legacy_flag_changes_the_conventions(ref_root, tmp_path):
+    task_info = write_task_info(tmp_path / "task_info.json")
+    result = run_cli("-p", str(ref_root), "-r", str(ref_root), "--task-info",
+                     str(task_info), "--legacy", "-t", "selection", "--report",
+                     str(tmp_path / "r.json"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["conventions"] == "legacy"
+    assert report["selection"]["filtering"]["label"] == "is_available"
+    assert "legacy" in result.stdout
+
+
+@pytest.mark.slow
+def test_readme_quotes_the_baseline_summary(tmp_path):
+    """README.md's quoted summary of examples/baseline_prediction is the real output."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    quoted = readme.split("```\nSELECTION", 1)[1].split("```", 1)[0]
+    result = run_cli("-p", str(REPO_ROOT / "examples" / "baseline_prediction"),
+                     "--no-progress", cwd=REPO_ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "SELECTION" + quoted.rstrip("\n") in result.stdout

@@ -22,9 +22,9 @@ B_USABLE = ("GSE400", "GSE500")
 RESULT_A = "regress/Trait_A/significant_genes_condition_None.json"
 
 
-def evaluate(pred: Path, ref: Path, **kwargs) -> Dict[str, Any]:
+def evaluate(pred: Path, ref: Path, method: str = None, **kwargs) -> Dict[str, Any]:
     options = {"jobs": 1, **kwargs}
-    return Evaluator(pred, ref, TASK_INFO, EvaluationSettings(**options)).run()
+    return Evaluator(pred, ref, TASK_INFO, EvaluationSettings(**options), method).run()
 
 
 def items_by_key(report: Dict[str, Any]) -> Dict[str, Dict[tuple, Dict[str, Any]]]:
@@ -50,7 +50,7 @@ def same(first: Any, second: Any) -> bool:
 
 def is_zero_score(part: str, item: Dict[str, Any]) -> bool:
     if part == "filtering":
-        return item["predicted_usable"] is False
+        return item["predicted_positive"] is False
     if part == "dataset_selection":
         return item["accuracy"] == 0.0
     if part == "preprocessing":

@@ -8,6 +8,8 @@ trees are copies of it.
 from __future__ import annotations
 
 import gzip
+import subprocess
+import sys
 import json
 import math
 from pathlib import Path
@@ -18,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from genotex.evaluation.statuses import OK
-from tests.eval_tree_builder import SIGNIFICANT, write_tree
+from tests.conftest import REPO_ROOT
+from tests.eval_tree_builder import SIGNIFICANT, write_hostile_tree, write_tree
 from tests.genotex.evaluation.helpers import (PARTS, copy_tree, evaluate, items_by_key, same,
                                               write_json)
 
@@ -120,3 +123,83 @@ def test_gene_case_and_order_do_not_matter(ref_root, tmp_path, baseline):
         for metric in ("aj", "sj", "csc"):
             assert got[metric] == pytest.approx(item[metric], abs=1e-9), key
     assert same(keyed["analysis"], expected["analysis"])
+
+
+def test_cohort_ids_in_another_letter_case_are_matched_and_explained(ref_root, tmp_path,
+                                                                     baseline):
+    """Lower-case ids of GSE100 and GSE400 (cohort_info keys and file names): every score
+    is unchanged and each item that used them says why."""
+    pred = copy_tree(ref_root, tmp_path)
+    for trait, cohort in (("Trait_A", "GSE100"), ("Trait_B", "GSE400")):
+        base = pred / "preprocess" / trait
+        for folder in (base / "gene_data", base / "clinical_data", base):
+            (folder / f"{cohort}.csv").rename(folder / f"{cohort.lower()}.csv")
+        info = json.loads((base / "cohort_info.json").read_text())
+        info[cohort.lower()] = info.pop(cohort)
+        write_json(base / "cohort_info.json", info)
+    report = evaluate(pred, ref_root)
+    keyed, expected = items_by_key(report), items_by_key(baseline)
+    scores = {"filtering": ("predicted_positive", "correct"),
+              "dataset_selection": ("predicted", "correct", "accuracy"),
+              "preprocessing": ("aj", "sj", "csc", "coverage"), "analysis": ("f1", "auroc")}
+    for part, fields in scores.items():
+        for key, item in keyed[part].items():
+            assert item["status"] == OK, (part, key)
+            assert same({f: item[f] for f in fields},
+                        {f: expected[part][key][f] for f in fields}), (part, key)
+    note = "cohort id 'gse100' read as 'GSE100' (letter case differs from the reference)"
+    assert note in keyed["filtering"][("Trait_A", "GSE100")]["message"]
+    assert note in keyed["dataset_selection"][("Trait_A", "None")]["message"]
+    assert "'gse400' read as 'GSE400'" in keyed["dataset_selection"][("Trait_A", "Trait_B")][
+        "message"]
+    gene = keyed["preprocessing"][("gene", "Trait_A", "GSE100")]["message"]
+    assert "gse100.csv" in gene and "differs in letter case" in gene
+
+
+def test_case_variant_beside_the_exact_id_is_not_merged(ref_root, tmp_path):
+    pred = copy_tree(ref_root, tmp_path)
+    path = pred / "preprocess/Trait_A/cohort_info.json"
+    info = json.loads(path.read_text())
+    info["gse100"] = {**info["GSE100"], "is_usable": False}
+    write_json(path, info)
+    items = items_by_key(evaluate(pred, ref_root))["filtering"]
+    assert items[("Trait_A", "GSE100")]["predicted_positive"] is True
+    assert items[("Trait_A", "GSE100")]["message"] == ""
+
+
+HOSTILE_RUN = """
+import json, resource, sys
+from genotex.evaluation.evaluator import EvaluationSettings, Evaluator
+from tests.eval_tree_builder import TASK_INFO
+
+def peak_kib():  # VmHWM: this image's peak (ru_maxrss may carry the forking parent's)
+    try:
+        with open("/proc/self/status") as handle:
+            return int([l for l in handle if l.startswith("VmHWM:")][0].split()[1])
+    except (OSError, IndexError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+before = peak_kib()
+report = Evaluator(sys.argv[1], sys.argv[2], TASK_INFO, EvaluationSettings(jobs=1)).run()
+after = peak_kib()
+two_step = [i for i in report["selection"]["dataset_selection"]["problems"]
+            if i["category"] == "two-step"][0]
+print(json.dumps({"growth_kib": after - before, "two_step": two_step}))
+"""
+
+
+def test_hostile_cohort_info_stays_bounded(ref_root, tmp_path):
+    """1,000 usable records in both traits of a two-step problem (10^6 cohort pairs):
+    selection reads each missing table once instead of listing every pair (the seed
+    took 3.1 GB and 144 s). Peak memory is measured in a fresh process; no time limit
+    is asserted (benchmarks/bench_eval.py reports the time)."""
+    pred = write_hostile_tree(ref_root, tmp_path / "pred", 1000)
+    assert (pred / "preprocess/Trait_A/cohort_info.json").stat().st_size > 250_000
+    result = subprocess.run([sys.executable, "-c", HOSTILE_RUN, str(pred), str(ref_root)],
+                            cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    outcome = json.loads(result.stdout.splitlines()[-1])
+    assert outcome["growth_kib"] < 200 * 1024  # generous: the pairs alone took ~3 GB
+    assert outcome["two_step"]["predicted"] is None
+    assert outcome["two_step"]["status"] == "missing"
+    assert "GSE7000976.csv: file not found" in outcome["two_step"]["message"]

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, Optional
 import pandas as pd
 import pytest
 
-from genotex.evaluation.report import format_report
+from genotex.evaluation.text_summary import format_report
 from genotex.evaluation.statuses import EMPTY, MALFORMED, MISSING, OK
 from genotex.evaluation.untrusted import Limits
 from tests.eval_tree_builder import SIGNIFICANT, regress_json
@@ -147,6 +147,17 @@ def write_100mb(relative: str, head: bytes, unit: bytes) -> Callable[[Path, Path
     return damage
 
 
+def long_header(relative: str, head: str, unit: str) -> Callable[[Path, Path], None]:
+    """A 20 MiB header line (above the 16 MiB header cap, below the 64 MiB table cap),
+    then one data row of the right width."""
+    def damage(pred: Path, outside: Path) -> None:
+        n_extra = 20 * 1024 * 1024 // (len(unit) + 7)
+        names = "".join(f"{unit}{i:07d}" for i in range(n_extra))
+        width = head.count(",") + n_extra
+        (pred / relative).write_text(f"{head}{names}\nS1{',1' * width}\n")
+    return damage
+
+
 def trait_folder_is_file(pred: Path, outside: Path) -> None:
     shutil.rmtree(pred / "preprocess/Trait_B")
     (pred / "preprocess/Trait_B").write_text("not a folder")
@@ -172,6 +183,13 @@ def table_case(name: str, subtask: str, damage, status: str = MALFORMED,
     file = {"gene": GENE_100, "clinical": CLIN_100, "linked": LINK_100}[subtask]
     return Case(name, damage, {"preprocessing": {(subtask, "Trait_A", "GSE100"): status}},
                 Path(file).name, affected or {})
+
+
+def linked_case(name: str, damage, status: str = MALFORMED) -> Case:
+    """A damaged linked table of GSE100: the same status (and message) for dataset
+    selection, whose two-step pair it was, and for preprocessing."""
+    return Case(name, damage, {"preprocessing": {("linked", "Trait_A", "GSE100"): status},
+                               "dataset_selection": {A_TWO_STEP: status}}, "GSE100.csv")
 
 
 def info_case(name: str, trait: str, damage, status: str) -> Case:
@@ -273,10 +291,11 @@ CORPUS = [
     table_case("clinical_unterminated_quote", "clinical",
                edit_table(CLIN_100, lambda t: t + '"Gender,1\n')),
     table_case("clinical_fifo", "clinical", make_fifo(CLIN_100)),
-    table_case("linked_duplicate_columns", "linked", edit_table(
+    linked_case("linked_duplicate_columns", edit_table(
         LINK_100, lambda t: t.replace(",GENE2,", ",GENE1,", 1))),
-    table_case("linked_transposed", "linked", transpose_table(LINK_100),
-               affected={"dataset_selection": {A_TWO_STEP}}),
+    linked_case("linked_transposed", transpose_table(LINK_100)),
+    linked_case("linked_20mb_header", long_header(LINK_100, ",Trait_A,Age,Gender", ",G")),
+    table_case("gene_20mb_header", "gene", long_header(GENE_100, "Gene", ",GSM")),
     Case("linked_symlink_outside", symlink_outside(LINK_100),
          {"preprocessing": {("linked", "Trait_A", "GSE100"): MALFORMED},
           "dataset_selection": {A_TWO_STEP: MALFORMED}}, "GSE100.csv"),
@@ -315,6 +334,12 @@ def test_damaged_prediction_tree(case, ref_root, tmp_path, baseline):
                 assert is_zero_score(part, item), (part, key, item)
             elif key not in affected:
                 assert same(item, expected[part][key]), (part, key, item)
+    if ("linked", "Trait_A", "GSE100") in case.damaged.get("preprocessing", {}):
+        # one status per file across tasks: the linked table's, with the same reason
+        selection = keyed["dataset_selection"][A_TWO_STEP]
+        table = keyed["preprocessing"][("linked", "Trait_A", "GSE100")]
+        assert (selection["status"], selection["message"]) == (table["status"],
+                                                               table["message"])
     format_report(report)  # the text table copes with every status
 
 

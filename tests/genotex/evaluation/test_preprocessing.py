@@ -74,7 +74,10 @@ def test_infinite_values_in_tables_are_missing_with_a_note(ref_root, tmp_path):
     item = items_by_key_pre(evaluate(pred, ref_root, tasks=("preprocessing",)))[
         ("gene", "Trait_A", "GSE100")]
     assert item["status"] == OK and "1 infinite value(s)" in item["message"]
-    assert item["csc"] == pytest.approx(100.0)
+    # the missing value costs: it is filled with GENE1's mean over the other 11 samples
+    cells = 30 * 12
+    assert item["coverage"] == pytest.approx(100.0 * (cells - 1) / cells)
+    assert 99.0 < item["csc"] < 100.0
 
 
 def test_parallel_preprocessing_matches_serial(ref_root, tmp_path):
@@ -83,3 +86,20 @@ def test_parallel_preprocessing_matches_serial(ref_root, tmp_path):
     serial = evaluate(pred, ref_root, tasks=("preprocessing",))
     parallel = evaluate(pred, ref_root, tasks=("preprocessing",), jobs=2)
     assert same(serial, parallel)
+
+
+def test_blanking_predicted_values_costs(ref_root, tmp_path):
+    """The loophole of pairwise-complete correlation: blanking 90 % of a predicted gene
+    table used to keep CSC at 100. Now the blanks are mean-filled, and coverage says how
+    much of the reference the prediction holds."""
+    pred = copy_tree(ref_root, tmp_path)
+    path = pred / "preprocess/Trait_A/gene_data/GSE100.csv"
+    table = pd.read_csv(path, index_col=0)
+    blank = np.random.default_rng(1).random(table.shape) < 0.9
+    table = table.mask(blank)
+    table.to_csv(path)
+    item = items_by_key_pre(evaluate(pred, ref_root, tasks=("preprocessing",)))[
+        ("gene", "Trait_A", "GSE100")]
+    assert item["status"] == OK and item["aj"] == item["sj"] == 100.0
+    assert item["coverage"] == pytest.approx(100.0 * (~blank).sum() / blank.size)
+    assert item["csc"] < 50.0

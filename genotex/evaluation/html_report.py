@@ -1,0 +1,205 @@
+"""A self-contained HTML report of one or several methods (``eval.py --html FILE``).
+
+One file, viewable offline: inline CSS and inline SVG charts
+(:mod:`genotex.evaluation.svg_plots`), no script, nothing fetched. It holds
+
+* the leaderboard (methods as rows, :mod:`genotex.evaluation.leaderboard`);
+* ``plot-overview``: the headline scores of each method;
+* ``plot-categories``: analysis F1, AUROC and GSEA ES by problem category;
+* ``plot-auroc``: the distribution of the per-problem AUROC;
+* ``plot-csc``: the CSC of each cohort, per preprocessing subtask;
+* each method's text summary (:func:`genotex.evaluation.text_summary.format_report`).
+
+Each chart's plot area has its own light tint (:data:`TINTS`), which the browser
+test uses to find it in a screenshot.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from pathlib import Path
+from typing import Any, List, Mapping, Optional, Sequence
+
+from genotex.evaluation.leaderboard import HEADINGS, build_leaderboard
+from genotex.evaluation.summary import OVERALL
+from genotex.evaluation.svg_plots import Series, grouped_bars, series_color
+from genotex.evaluation.text_summary import CONVENTION_NAMES, format_report
+from genotex.evaluation.tree import SUBTASKS
+from utils.io import PathLike, atomic_write_text
+from utils.problems import CATEGORIES
+
+#: Plot-area tint of each chart (light, distinct from every method colour).
+TINTS = {"overview": "#eef3fb", "categories": "#eefbf0", "auroc": "#fbf3ee",
+         "csc": "#f6eefb"}
+#: Headline columns of the overview chart: (column key, label, factor to percent).
+OVERVIEW = (("selection.filtering.f1", "DF F1", 1.0),
+            ("selection.dataset selection.accuracy", "DS accuracy", 1.0),
+            ("preprocessing.gene.csc", "gene CSC", 1.0),
+            ("preprocessing.clinical.csc", "clinical CSC", 1.0),
+            ("preprocessing.linked.csc", "linked CSC", 1.0),
+            ("analysis.overall.f1", "F1", 1.0),
+            ("analysis.overall.auroc", "AUROC x100", 100.0),
+            ("analysis.overall.gsea_es", "GSEA ES x100", 100.0),
+            ("analysis.overall.success_rate", "success", 1.0))
+AUROC_BINS = 10
+STYLE = """
+body { font-family: sans-serif; margin: 24px; color: #222; background: #ffffff; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; }
+h3 { font-size: 15px; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
+th, td { border: 1px solid #cccccc; padding: 3px 7px; text-align: right; }
+th { background: #f0f0f0; } td.method { text-align: left; font-weight: bold; }
+.meta { color: #555; font-size: 13px; } .plots { display: flex; flex-wrap: wrap; gap: 12px; }
+figure { margin: 0; overflow-x: auto; max-width: 100%; }
+pre { background: #f7f7f7; padding: 10px; font-size: 12px; overflow-x: auto; }
+.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 5px; }
+"""
+
+
+def _number(value: Optional[float], digits: int = 2) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def leaderboard_html(leaderboard: Mapping[str, Any]) -> str:
+    """Two tables (selection and preprocessing; analysis), one row per method."""
+    colors = {row["method"]: series_color(i) for i, row in enumerate(leaderboard["rows"])}
+    parts = []
+    for table_id, title, tasks in (("leaderboard-selection", "Selection and preprocessing "
+                                    "(percent)", ("selection", "preprocessing")),
+                                   ("leaderboard-analysis", "Analysis (percent; AUROC and "
+                                    "GSEA ES 0-1)", ("analysis",))):
+        columns = [c for c in leaderboard["columns"] if c["task"] in tasks]
+        spans: List[List[Any]] = []
+        for column in columns:
+            if spans and spans[-1][0] == column["group"]:
+                spans[-1][1] += 1
+            else:
+                spans.append([column["group"], 1])
+        group_row = "".join(f'<th colspan="{n}">{escape(HEADINGS.get(g, g))}</th>'
+                            for g, n in spans)
+        metric_row = "".join(f"<th>{escape(HEADINGS.get(c['metric'], c['metric']))}</th>"
+                             for c in columns)
+        rows = []
+        for row in leaderboard["rows"]:
+            cells = "".join(
+                f"<td>{_number(row['scores'].get(c['key']), 3 if c['scale'] == 'unit' else 2)}"
+                "</td>" for c in columns)
+            name = escape(row["method"])
+            rows.append(f'<tr class="method-row" data-method="{name}">'
+                        f'<td class="method"><span class="swatch" style="background:'
+                        f'{colors[row["method"]]}"></span>{name}</td>{cells}</tr>')
+        parts.append(f"<h3>{escape(title)}</h3>\n<table id=\"{table_id}\">"
+                     f'<tr><th rowspan="2">method</th>{group_row}</tr><tr>{metric_row}</tr>'
+                     + "\n".join(rows) + "</table>")
+    return "\n".join(parts)
+
+
+def overview_plot(leaderboard: Mapping[str, Any]) -> str:
+    """Headline scores per method (percent; AUROC and GSEA ES x100)."""
+    series = [Series(row["method"], series_color(i),
+                     [_scaled(row["scores"].get(key), factor) for key, _, factor in OVERVIEW])
+              for i, row in enumerate(leaderboard["rows"])]
+    return grouped_bars("Headline scores (percent)", [label for _, label, _ in OVERVIEW],
+                        series, y_max=100.0, y_label="percent", tint=TINTS["overview"],
+                        plot_id="plot-overview")
+
+
+def _scaled(value: Optional[float], factor: float) -> Optional[float]:
+    return None if value is None else value * factor
+
+
+def category_plots(reports: Sequence[Mapping[str, Any]]) -> List[str]:
+    """Analysis F1, AUROC and GSEA ES by category (one chart per metric)."""
+    groups = [*CATEGORIES, OVERALL]
+    charts = []
+    for metric, title, top in (("f1", "Analysis F1 by category", 100.0),
+                               ("auroc", "AUROC by category", 1.0),
+                               ("gsea_es", "GSEA ES by category", 1.0)):
+        series = [Series(r["method"], series_color(i),
+                         [r["analysis"]["summary"][g][metric]["mean"] for g in groups])
+                  for i, r in enumerate(reports) if r.get("analysis")]
+        charts.append(grouped_bars(title, [HEADINGS[g] for g in groups], series, y_max=top,
+                                   tint=TINTS["categories"], plot_id=f"plot-categories-{metric}"))
+    return charts
+
+
+def auroc_plot(reports: Sequence[Mapping[str, Any]]) -> str:
+    """How many problems fall in each AUROC tenth, per method (scored problems only)."""
+    labels = [f"{i / AUROC_BINS:.1f}-{(i + 1) / AUROC_BINS:.1f}" for i in range(AUROC_BINS)]
+    series = []
+    for i, report in enumerate(reports):
+        if not report.get("analysis"):
+            continue
+        counts = [0] * AUROC_BINS
+        for item in report["analysis"]["problems"]:
+            value = item.get("auroc")
+            if isinstance(value, float) and math.isfinite(value):
+                counts[min(int(value * AUROC_BINS), AUROC_BINS - 1)] += 1
+        series.append(Series(report["method"], series_color(i), counts))
+    return grouped_bars("Per-problem AUROC (problems per interval)", labels, series,
+                        y_label="problems", tint=TINTS["auroc"], plot_id="plot-auroc")
+
+
+def csc_plots(reports: Sequence[Mapping[str, Any]]) -> List[str]:
+    """CSC of each reference cohort, one chart per subtask (methods side by side)."""
+    charts = []
+    for subtask in SUBTASKS:
+        blocks = [(i, r["preprocessing"][subtask]) for i, r in enumerate(reports)
+                  if (r.get("preprocessing") or {}).get(subtask)]
+        if not blocks:
+            continue
+        cohorts = list(dict.fromkeys(f"{item['trait']}/{item['cohort']}"
+                                     for _, block in blocks for item in block["cohorts"]))
+        series = []
+        for i, block in blocks:
+            by_cohort = {f"{item['trait']}/{item['cohort']}": item["csc"]
+                         for item in block["cohorts"]}
+            series.append(Series(reports[i]["method"], series_color(i),
+                                 [by_cohort.get(c) for c in cohorts]))
+        charts.append(grouped_bars(f"CSC per cohort: {subtask} tables (percent)", cohorts,
+                                   series, y_max=100.0, tint=TINTS["csc"],
+                                   plot_id=f"plot-csc-{subtask}"))
+    return charts
+
+
+def render_html(reports: Sequence[Mapping[str, Any]]) -> str:
+    """The whole report page."""
+    leaderboard = build_leaderboard(reports)
+    sections = [f"<h1>GenoTEX evaluation: {escape(', '.join(r['method'] for r in reports))}"
+                "</h1>",
+                f'<p class="meta">reference {escape(leaderboard["reference"])}<br>'
+                f"conventions {escape(CONVENTION_NAMES[leaderboard['conventions']])}</p>",
+                '<section id="leaderboard"><h2>Leaderboard</h2>'
+                f"{leaderboard_html(leaderboard)}</section>",
+                _section("overview", "Headline scores", [overview_plot(leaderboard)])]
+    if any(r.get("analysis") for r in reports):
+        sections.append(_section("categories", "Analysis by problem category",
+                                 category_plots(reports)))
+        sections.append(_section("auroc", "Distribution of the per-problem AUROC",
+                                 [auroc_plot(reports)]))
+    charts = csc_plots(reports)
+    if charts:
+        sections.append(_section("csc", "CSC per cohort", charts))
+    details = "".join(f'<h3>{escape(r["method"])}</h3><pre class="summary">'
+                      f"{escape(format_report(r))}</pre>" for r in reports)
+    sections.append(f'<section id="details"><h2>Per-method summaries</h2>{details}</section>')
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>GenoTEX evaluation</title><style>{STYLE}</style></head>\n<body>\n"
+            + "\n".join(sections) + "\n</body></html>\n")
+
+
+def _section(name: str, title: str, charts: Sequence[str]) -> str:
+    figures = "".join(f'<figure class="plot">{chart}</figure>' for chart in charts)
+    return (f'<section id="plot-{name}-section"><h2>{escape(title)}</h2>'
+            f'<div class="plots">{figures}</div></section>')
+
+
+def write_html_report(reports: Sequence[Mapping[str, Any]], path: PathLike) -> Path:
+    """Write :func:`render_html` of the reports to ``path`` (atomically); returns it."""
+    target = Path(path)
+    atomic_write_text(target, render_html(reports))
+    return target
+
