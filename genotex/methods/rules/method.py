@@ -59,5 +59,5 @@ class RulesAgent(Method):
                                str(self.paths.task_info), remove_stale=True)
         summary = run_problems(problems, settings, jobs=1, progress=False)
         for outcome in summary.outcomes:
-            yield TaskOutcome(PROBLEM, outcome.problem, _STATUS.get(outcome.status, FAILED),
+            yield TaskOutcome(PROBLEM, str(outcome.problem), _STATUS.get(outcome.status, FAILED),
                               outcome.reason or "", seconds=outcome.seconds or 0.0)

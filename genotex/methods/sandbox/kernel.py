@@ -22,6 +22,7 @@ result says which happened.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -132,7 +133,8 @@ def kernel_environment(settings: SandboxSettings,
     tmp = settings.scratch / "tmp"
     # the folder holding this library (a checkout or site-packages): the kernel imports
     # the same code as the runner, never another copy
-    repo_root = str(Path(__file__).resolve().parents[3])
+    repo_root = str(Path(importlib.util.find_spec("tools").submodule_search_locations[0])
+                    .resolve().parent)
     pythonpath = [repo_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env.update({
         "PYTHONPATH": os.pathsep.join(dict.fromkeys(pythonpath)),
@@ -143,6 +145,8 @@ def kernel_environment(settings: SandboxSettings,
         "JUPYTER_RUNTIME_DIR": str(settings.scratch / "runtime"),
         "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
         "GENOTEX_OUTPUT": str(settings.writable_root),
+        # cohort_info.json writers lock in a folder the guard allows (utils.paths.lock_dir)
+        "GENOTEX_LOCK_DIR": str(settings.scratch / "locks"),
     })
     env.update(settings.environment)
     env[SETTINGS_ENV] = json.dumps({

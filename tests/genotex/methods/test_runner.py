@@ -140,15 +140,3 @@ def test_log_and_report(tmp_path):
     assert header == ("problem,category,success,seconds,input_tokens,output_tokens,cost_usd,"
                       "status,reason")
     assert len((tmp_path / "tasks.csv").read_text().splitlines()) == 9
-
-
-def test_lock_files_are_removed_from_the_tree(tmp_path):
-    class Locking(Recording):
-        def preprocess_cohort(self, task, ctx):
-            folder = ctx.preprocess_root / task.trait
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / "cohort_info.json.lock").touch()
-            return super().preprocess_cohort(task, ctx)
-
-    summary = run(Locking(), tmp_path)
-    assert not list((summary.tree / "preprocess").glob("*/*.lock"))
