@@ -122,10 +122,9 @@ def test_readme_commands_leave_a_fresh_clone_unchanged(tmp_path):
     subprocess.run(["git", "clone", "-q", str(REPO_ROOT), str(clone)], check=True)
     shutil.copytree(clone / "metadata", full / "metadata")
     shutil.copytree(clone / "input", full / "input")
-    shutil.copy(gene_info, clone / "Homo_sapiens.gene_info.gz")  # the README's relative path
     before = git_state(clone)
+    shutil.copy(gene_info, clone / "Homo_sapiens.gene_info.gz")  # the README's relative path
     env: Dict[str, str] = {**clean_environment(), "FULL": str(full)}
-    env.pop("GENOTEX_LOCK_DIR", None)
     env["GENOTEX_LOCK_DIR"] = str(tmp_path / "locks")
     for command in [FIRST_COMMANDS[0].split("&& ", 1)[1], *RUN[1:]]:
         runnable = command.replace("/tmp/genotex", str(scratch))
