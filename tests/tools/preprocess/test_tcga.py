@@ -236,7 +236,7 @@ CLINICAL = ("sampleID\tgender\tage_at_initial_pathologic_diagnosis\n"
 
 @pytest.mark.parametrize("content, problem, line", [
     ("", "empty file", 1),
-    ("\x89PNG\r\n\x1a\n\x00\x00garbage", "not a Xena clinicalMatrix", 1),
+    ("\x89PNG\r\n\x1a\n\x00\x00garbage", "binary data, not text", 3),
     ("patient\tgender\nTCGA-01-0001-01\tMALE\n", "not a Xena clinicalMatrix", 1),
     (CLINICAL + "TCGA-01-0001-01\tMALE\t70\n", "duplicate sampleID", 5),
     (CLINICAL + "TCGA-01-0003-01\tMALE\n", "expected 3 tab-separated fields", 5),
