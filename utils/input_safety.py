@@ -101,12 +101,14 @@ def require_regular_file(path: PathLike, mode: int) -> None:
 
 
 def _looks_like_utf16(head: bytes) -> bool:
-    """True when every other byte of ``head`` is mostly NUL (UTF-16 of ASCII text)."""
+    """True when the bytes of one parity are mostly NUL and the others hardly ever
+    (UTF-16 of mostly ASCII text, either byte order)."""
     sample = head[:512]
-    if len(sample) < 4:
+    if len(sample) < 8:
         return False
-    even, odd = sample[0::2], sample[1::2]
-    return max(even.count(0) / len(even), odd.count(0) / len(odd)) >= 0.4
+    shares = sorted((sample[0::2].count(0) / len(sample[0::2]),
+                     sample[1::2].count(0) / len(sample[1::2])))
+    return shares[1] >= 0.7 and shares[0] <= 0.1
 
 
 def check_text_start(head: bytes, path: PathLike) -> int:
