@@ -119,6 +119,11 @@ def _platform_tables(stream: LineStream, path: Path,
                 tables.setdefault(current, _empty_annotation(path, current))
         elif current is not None and line.startswith(TABLE_BEGIN):
             tables[current] = _read_platform_table(stream, path, current)
+        elif current is not None and line.strip() and not line.startswith(("!", "#")):
+            raise InputFileError(path, f"platform {current}: a line outside the annotation "
+                                 "table that is not a SOFT line ('^', '!', '#'): an end "
+                                 "marker inside the table, or a damaged file?",
+                                 line=stream.line_no)
     if not saw_text:
         raise InputFileError(path, "empty file, expected a SOFT file")
     if not tables:

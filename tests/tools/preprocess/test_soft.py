@@ -273,6 +273,9 @@ def test_truncated_gzip_soft(tmp_path: Path):
     # a begin marker inside the table, taken as a row before
     (lambda t: t.replace("p2\t", "!platform_table_begin\np2\t", 1), 11,
      "unexpected '!platform_table_begin' line inside the table"),
+    # an end marker inside the table: the rows after it must not vanish
+    (lambda t: t.replace("p2\t", "!platform_table_end\np2\t", 1), 12,
+     "a line outside the annotation table that is not a SOFT line"),
 ])
 def test_annotation_shape_problems_name_the_line(tmp_path: Path, edit, line, problem):
     path = write(tmp_path / "f.soft", edit(family_soft({"GPL1": ROWS_A})))

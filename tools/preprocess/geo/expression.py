@@ -105,7 +105,25 @@ def _load_expression_table(path: Path, marker: str, limits: Optional[ReadLimits]
         if not section.found_end:
             raise InputFileError(path, f"missing '{TABLE_END}': the expression table "
                                  "is not closed (file truncated?)", line=stream.line_no)
+        _check_nothing_after_table(stream, path)
     return table, header, header_line
+
+
+def _check_nothing_after_table(stream, path: Path) -> None:
+    """Only blank lines may follow the end marker (GEO ends the file there).
+
+    Rows after it mean an end marker inside the table (the rows after it would
+    be silently lost) or two files joined.
+    """
+    end_line = stream.line_no
+    while True:
+        line = stream.readline_bytes()
+        if line is None:
+            return
+        if line.strip():
+            raise InputFileError(path, f"content after '{TABLE_END}' (line {end_line}): an "
+                                 "end marker inside the table, or two files joined?",
+                                 line=stream.line_no)
 
 
 def get_genetic_data(file_path: PathLike,

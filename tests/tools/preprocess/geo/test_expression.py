@@ -266,6 +266,11 @@ def test_the_same_samples_in_another_order_are_labelled_by_the_table(tmp_path: P
     (lambda t: t.replace("!series_matrix_table_begin", "!series_matrix_table_begin\n"
                                                        "!series_matrix_table_begin"), 9,
      "expected the table header"),
+    # an end marker inside the table: the rows after it must not be lost silently
+    (lambda t: t.replace('"p2"', '!series_matrix_table_end\n"p2"'), 12,
+     "content after '!series_matrix_table_end' \\(line 11\\)"),
+    # two matrices joined
+    (lambda t: t + t, 14, "content after '!series_matrix_table_end' \\(line 13\\)"),
 ])
 def test_stray_begin_markers_are_refused(tmp_path: Path, edit, line, problem):
     path = write(tmp_path / "m.txt", edit(matrix_text(SAMPLES, ROWS)))
