@@ -34,7 +34,7 @@ from download.eutils import EutilsClient, GdsQuery, trait_search_words
 from download.fetch import (DownloadError, HttpClient, NameResolutionError, RemoteNotFoundError,
                             RunDeadlineExceeded)
 from download.transfer import DownloadUnit, RemoteFile
-from utils.io import PathLike, atomic_write_json, read_json
+from utils.io import PathLike, atomic_write_json, read_json, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -262,7 +262,7 @@ def load_plans(path: PathLike) -> Dict[str, TraitPlan]:
 def read_search_terms(path: PathLike) -> Dict[str, str]:
     """``{trait: search words}`` from a two-column TSV (``#`` comments allowed)."""
     terms = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for line in read_text(path).splitlines():
         if line.strip() and not line.startswith("#"):
             trait, _, words = line.partition("\t")
             if words.strip():

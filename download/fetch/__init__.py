@@ -14,6 +14,10 @@ Rules every download in ``download/`` follows (SPEC 8.1, 8.2):
   checksum mismatch) are retried a bounded number of times with exponential
   back-off and jitter; ``429``/``503`` ``Retry-After`` is honoured. Permanent
   failures (404 and other 4xx) stop at once. The final error names the item.
+* Request, transfer and run deadlines and a minimum speed bound the time spent
+  (a server trickling bytes ends too); a body is cut at its announced, expected
+  or maximum size; an HTML answer or a wrong announced size is refused before
+  any byte is written; redirects stay within the configured hosts.
 * The clock, the sleep function and the random generator are injectable, so
   tests run against a local server without real waiting.
 
