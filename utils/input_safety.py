@@ -23,7 +23,7 @@ Examples
 >>> check_text_start(b"<!DOCTYPE html><html>", "a.txt")
 Traceback (most recent call last):
 ...
-utils.errors.InputFileError: a.txt:1: an HTML or XML page, not a data file (an error page saved in place of the file?)
+utils.errors.InputFileError: a.txt:1: an HTML or XML page, not a data file ...
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def normalize_trait(trait: str) -> str:
     >>> normalize_trait("../../x")
     Traceback (most recent call last):
     ...
-    utils.problems.TraitNameError: trait name '../../x' cannot name a folder: it holds a path separator or a control character
+    utils.problems.TraitNameError: trait name '../../x' cannot name a folder: ...
     """
     name = _WHITESPACE.sub("_", _APOSTROPHES.sub("", str(trait)).strip())
     if _UNSAFE.search(name):

@@ -207,21 +207,26 @@ class LineStream:
         self._pos = 0
         return newline
 
-    def _check_length(self, length: int) -> None:
-        if length > self.max_line_bytes:
-            raise line_too_long(self.path, self.line_no + 1, self.max_line_bytes)
-
-    # -- public API ---------------------------------------------------------
-    def readline_bytes(self) -> Optional[bytes]:
-        """Next line without its line ending, or None at end of file."""
+    def _line_end(self) -> Optional[int]:
+        """Buffer offset where the next line ends (its newline, or the end of the file);
+        None at the end of the file. The line's length is checked against the cap."""
         newline = self._fill_line()
         if newline < 0:
             if self._available() == 0:
                 return None
             newline = len(self._buf)
-        self._check_length(newline - self._pos)
-        line = self._buf[self._pos:newline]
-        self._pos = min(newline + 1, len(self._buf))
+        if newline - self._pos > self.max_line_bytes:
+            raise line_too_long(self.path, self.line_no + 1, self.max_line_bytes)
+        return newline
+
+    # -- public API ---------------------------------------------------------
+    def readline_bytes(self) -> Optional[bytes]:
+        """Next line without its line ending, or None at end of file."""
+        end = self._line_end()
+        if end is None:
+            return None
+        line = self._buf[self._pos:end]
+        self._pos = min(end + 1, len(self._buf))
         self.line_no += 1
         return line[:-1] if line.endswith(b"\r") else line
 
@@ -232,13 +237,10 @@ class LineStream:
 
     def peek_line_bytes(self) -> Optional[bytes]:
         """The next line (without its line ending) without consuming it; None at end."""
-        newline = self._fill_line()
-        if newline < 0:
-            if self._available() == 0:
-                return None
-            newline = len(self._buf)
-        self._check_length(newline - self._pos)
-        line = self._buf[self._pos:newline]
+        end = self._line_end()
+        if end is None:
+            return None
+        line = self._buf[self._pos:end]
         return line[:-1] if line.endswith(b"\r") else line
 
     def startswith(self, prefix: bytes) -> bool:
@@ -376,8 +378,9 @@ class TableSection(io.RawIOBase):
     def read(self, size: Optional[int] = -1) -> bytes:
         """Up to ``size`` bytes of the table (all of it for ``size < 0``); b"" at its end.
 
-        A read may return fewer bytes than asked (at most what is buffered), so
-        no read re-copies the buffer.
+        A read larger than a chunk may return fewer bytes than asked (what is
+        buffered), so the buffer never grows beyond about two chunks and no read
+        re-copies it more than once.
         """
         if size is None or size < 0:
             return b"".join(iter(lambda: self.read(DEFAULT_CHUNK_SIZE), b""))
@@ -393,8 +396,10 @@ class TableSection(io.RawIOBase):
                     self._finish_at(hit + 1)
                 return data
             safe_end = len(stream._buf) - keep
-            if safe_end > stream._pos:
-                return self._emit(min(safe_end, stream._pos + size))
+            if safe_end - stream._pos >= size:
+                return self._emit(stream._pos + size)
+            if safe_end > stream._pos and size > stream._chunk_size:
+                return self._emit(safe_end)  # a huge read: never grow the buffer for it
             if not stream._fill():
                 data = self._emit(min(len(stream._buf), stream._pos + size))
                 if stream._available() == 0:
@@ -453,8 +458,9 @@ class _RowWidths:
     (``map(bytes.count, ...)``, about as fast as counting the block's
     separators once); only a block holding a row of the wrong width (or a
     blank row) is walked line by line. The unfinished last line waits for the
-    next block. Lines starting with a stray marker are found with one
-    ``bytes.find`` per marker and block.
+    next block. A stray marker line has no separator, so it costs no extra
+    scan: it is a row of the wrong width in a strict table, and a row without
+    any separator makes an ``allow_short`` block take the slow path.
     """
 
     def __init__(self, first_line: int, n_fields: int, allow_short: bool,
@@ -479,8 +485,6 @@ class _RowWidths:
             self._pending = []
         if data[last_newline + 1:]:
             self._pending.append(data[last_newline + 1:])
-        if self._markers and self.stray is None:
-            self._find_stray(lines[0], data, last_newline)
         bad = self._check(lines)
         self._line += len(lines)
         return bad
@@ -489,29 +493,22 @@ class _RowWidths:
         """Check an unfinished last line (a file that ends without a newline)."""
         line = b"".join(self._pending)
         self._pending = []
-        if line and self._markers and self.stray is None:
-            self._find_stray(line, b"", 0)
         return self._check([line]) if line else None
 
-    def _find_stray(self, first: bytes, data: bytes, end: int) -> None:
-        for marker in self._markers:
-            if first.startswith(marker):
-                self.stray = (self._line, marker.decode("ascii"))
-                return
-            hit = data.find(b"\n" + marker, 0, end)
-            if hit >= 0:
-                self.stray = (self._line + data.count(b"\n", 0, hit + 1),
-                              marker.decode("ascii"))
-                return
-
     def _check(self, lines: List[bytes]) -> Optional[Tuple[int, int]]:
+        expected = self._seps_per_row
         seps = list(map(bytes.count, lines, repeat(self._sep)))
-        if max(seps) <= self._seps_per_row and (self._allow_short
-                                                or min(seps) == self._seps_per_row):
+        lowest = min(seps)
+        if max(seps) <= expected and (lowest == expected or (
+                self._allow_short and not (self._markers and lowest == 0))):
             return None
         for offset, (line, found) in enumerate(zip(lines, seps)):
-            if found == self._seps_per_row or not line.strip():
+            if found == expected or not line.strip():
                 continue
-            if found > self._seps_per_row or not self._allow_short:
+            stray = next((m for m in self._markers if line.startswith(m)), None)
+            if stray is not None:  # reported as a stray marker (see row_problem)
+                self.stray = self.stray or (self._line + offset, stray.decode("ascii"))
+                return self._line + offset, found + 1
+            if found > expected or not self._allow_short:
                 return self._line + offset, found + 1
         return None
