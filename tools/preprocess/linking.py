@@ -172,11 +172,7 @@ def handle_missing_values(df: pd.DataFrame, trait_col: str,
     values = df.iloc[:, is_gene].to_numpy(dtype="float64")
     if not has_trait.all():
         values = values[has_trait]
-    infinite = np.isinf(values)
-    if infinite.any():
-        logger.warning("%d infinite gene values read as missing", int(infinite.sum()))
-        values = np.where(infinite, np.nan, values)
-    missing = np.isnan(values)
+    missing = ~np.isfinite(values)  # NaN, inf and -inf
     n_samples = len(clinical)
     keep = ~_exceeds(missing.sum(axis=0), n_samples, max_missing)
     if not keep.all():
@@ -187,9 +183,12 @@ def handle_missing_values(df: pd.DataFrame, trait_col: str,
         if not rows.all():
             values, missing, clinical = values[rows], missing[rows], clinical.loc[rows]
         counts = len(values) - missing.sum(axis=0)
+        any_missing = missing.any()
+        if any_missing:  # zeros in their place: the sums are those of np.nansum
+            values = np.where(missing, 0.0, values)
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = np.nansum(values, axis=0) / counts
-        if missing.any():
+            means = values.sum(axis=0) / counts
+        if any_missing:
             values = np.where(missing, means, values)
         # A gene whose only values were in dropped samples has no mean: drop it.
         filled = (counts > 0) | (len(values) == 0)
