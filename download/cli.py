@@ -87,17 +87,20 @@ def run_deadline_from_args(args: argparse.Namespace) -> Deadline:
 
 
 def http_client_from_args(args: argparse.Namespace, rate: Optional[float] = None,
-                          run_deadline: Deadline = NO_DEADLINE,
+                          run_deadline: Optional[Deadline] = None,
                           allowed_hosts: Iterable[str] = ()) -> HttpClient:
     """An :class:`HttpClient` from the transfer flags (optionally rate-limited).
 
-    ``allowed_hosts``: the configured base URLs (or hosts) redirects may lead
-    to (see :mod:`download.fetch.redirects`).
+    ``run_deadline``: share one between the clients of a run; default
+    :func:`run_deadline_from_args` (counted from now). ``allowed_hosts``: the
+    configured base URLs (or hosts) redirects may lead to (see
+    :mod:`download.fetch.redirects`).
     """
     limiter = RateLimiter(rate) if rate else None
     rng = random.Random(args.seed) if args.seed is not None else random.Random()
     return HttpClient(retry_policy_from_args(args), rate_limiter=limiter, rng=rng,
-                      run_deadline=run_deadline, allowed_hosts=allowed_hosts)
+                      run_deadline=run_deadline or run_deadline_from_args(args),
+                      allowed_hosts=allowed_hosts)
 
 
 def state_dir_from_args(args: argparse.Namespace, paths: ProjectPaths) -> Path:

@@ -19,8 +19,7 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
-                          run_deadline_from_args, setup_logging, state_dir_from_args,
-                          stop_at_unresolved_host)
+                          setup_logging, state_dir_from_args, stop_at_unresolved_host)
 from download.fetch import DownloadError, NameResolutionError, RunDeadlineExceeded
 from download.tcga import (COHORT_TABLE, GENE_DATASETS, plan_cohort, read_cohort_table,
                            select_cohorts, xena_base_url)
@@ -83,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{cohort.code}\t{cohort.folder}\t{';'.join(cohort.traits) or '-'}")
         return 0
     base = xena_base_url(args.xena_url)
-    http = http_client_from_args(args, run_deadline=run_deadline_from_args(args),
-                                 allowed_hosts=(base,))
+    http = http_client_from_args(args, allowed_hosts=(base,))
     units, failures = [], []
     for cohort in progress(cohorts, desc="check hub", unit="cohort", enabled=not args.no_progress):
         try:
