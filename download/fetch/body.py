@@ -80,8 +80,8 @@ def read_body(response, write: Callable[[bytes], None], *, limit: int, deadline:
     window_start, window_bytes = clock(), 0
     while True:
         if deadline.expired():
-            raise TransientFailure(f"the {deadline.kind} deadline of {deadline.seconds:g} s "
-                                   f"passed during the body ({received} bytes received)")
+            raise TransientFailure(f"{deadline.describe()} passed during the body "
+                                   f"({received} bytes received)")
         piece = read(min(CHUNK_SIZE, limit - received + 1))
         if not piece:
             return received

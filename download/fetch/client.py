@@ -168,7 +168,7 @@ class HttpClient:
             self.rate_limiter.wait()
         remaining = deadline.remaining()
         if remaining <= 0:
-            raise TransientFailure(f"the {deadline.kind} deadline passed before the request")
+            raise TransientFailure(f"{deadline.describe()} passed before the request")
         request = urllib.request.Request(url, method=method)
         request.add_header("User-Agent", self._user_agent)
         request.add_header("Accept-Encoding", "identity")

@@ -150,6 +150,11 @@ class Deadline:
         """True once the deadline has passed."""
         return self.remaining() <= 0
 
+    def describe(self) -> str:
+        """``"the request deadline of 10 s"`` (the length when known)."""
+        length = f" of {self.seconds:g} s" if self.seconds is not None else ""
+        return f"the {self.kind} deadline{length}"
+
     def earliest(self, other: Optional["Deadline"]) -> "Deadline":
         """The earlier of two deadlines."""
         if other is None or other.at is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
 
 import numpy as np
@@ -100,3 +101,17 @@ def test_a_line_over_the_cap_is_refused(tmp_path):
     path.write_text(COUNTS + "4\t" + "9" * 200 + "\t1\n")
     with pytest.raises(InputFileError, match=":5: line longer than 100 bytes"):
         read_gene_count_table(path, limits=ReadLimits(max_line_bytes=100))
+
+
+def test_gse201926_with_its_header_one_name_short_is_refused(tmp_path):
+    """The issue's case: without 'GeneID' the samples were labelled ['GeneID', 'GSM6081173',
+    ...] one column off; now the first data row is named."""
+    text = gzip.decompress(shared_file(GSE201926_COUNTS).read_bytes())
+    path = tmp_path / "GSE201926_raw_counts_GRCh38.p13_NCBI.tsv.gz"
+    path.write_bytes(gzip.compress(text.replace(b"GeneID\t", b"", 1)))
+    with pytest.raises(InputFileError, match="count table row has 13 fields, expected 12"):
+        read_gene_count_table(path)
+    cut = tmp_path / "cut.tsv.gz"
+    cut.write_bytes(gzip.compress(text[:len(text) // 2]))  # cut in the middle of a row
+    with pytest.raises(InputFileError, match="cut.tsv.gz:[0-9]+: "):
+        read_gene_count_table(cut)
