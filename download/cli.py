@@ -6,10 +6,10 @@ import argparse
 import random
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional
 
-from download.fetch import (HttpClient, NameResolutionError, RateLimiter, RetryPolicy,
-                            default_state_dir)
+from download.fetch import (NO_DEADLINE, Deadline, HttpClient, NameResolutionError, RateLimiter,
+                            RetryPolicy, default_state_dir)
 from download.manifest import read_manifest
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
@@ -34,6 +34,22 @@ def add_transfer_arguments(parser: argparse.ArgumentParser, units: bool = True) 
                        help="socket timeout of one request (default: 60)")
     group.add_argument("--backoff", type=float, default=1.0, metavar="SECONDS",
                        help="base of the exponential back-off between attempts (default: 1)")
+    group.add_argument("--request-deadline", type=float, default=1800.0, metavar="SECONDS",
+                       help="longest time one attempt (request and body) may take; 0: no "
+                            "limit (default: 1800)")
+    group.add_argument("--transfer-deadline", type=float, default=7200.0, metavar="SECONDS",
+                       help="longest time one file or request may take, every attempt and "
+                            "back-off wait included; 0: no limit (default: 7200)")
+    group.add_argument("--run-deadline", type=float, default=0.0, metavar="SECONDS",
+                       help="longest time the whole command may take; what is left is "
+                            "reported as failed and a re-run continues; 0: no limit "
+                            "(default: 0)")
+    group.add_argument("--min-speed", type=float, default=1024.0, metavar="BYTES_PER_S",
+                       help="abandon (and retry) a transfer averaging fewer bytes per second "
+                            "over a minute; 0: no check (default: 1024)")
+    group.add_argument("--max-file-mb", type=float, default=4096.0, metavar="MB",
+                       help="largest file accepted, MiB, when no size is known beforehand "
+                            "(default: 4096)")
     group.add_argument("--seed", type=int, default=None,
                        help="seed of the back-off jitter (default: random)")
     group.add_argument("--force", action="store_true",
@@ -49,18 +65,42 @@ def add_transfer_arguments(parser: argparse.ArgumentParser, units: bool = True) 
     add_verbosity_argument(parser)
 
 
+def _seconds(value: float) -> Optional[float]:
+    """A deadline flag: 0 (or less) means no limit."""
+    return value if value > 0 else None
+
+
 def retry_policy_from_args(args: argparse.Namespace) -> RetryPolicy:
     """The :class:`RetryPolicy` chosen by the transfer flags."""
     return RetryPolicy(max_attempts=max(1, args.retries), backoff_base=args.backoff,
-                       backoff_max=max(60.0, args.backoff), timeout=args.timeout)
+                       backoff_max=max(60.0, args.backoff), timeout=args.timeout,
+                       request_deadline=_seconds(args.request_deadline),
+                       transfer_deadline=_seconds(args.transfer_deadline),
+                       min_speed=max(0.0, args.min_speed),
+                       max_body_bytes=int(args.max_file_mb * 1024 * 1024))
 
 
-def http_client_from_args(args: argparse.Namespace,
-                          rate: Optional[float] = None) -> HttpClient:
-    """An :class:`HttpClient` from the transfer flags (optionally rate-limited)."""
+def run_deadline_from_args(args: argparse.Namespace) -> Deadline:
+    """The run's deadline (``--run-deadline``), counted from now."""
+    seconds = _seconds(args.run_deadline)
+    return NO_DEADLINE if seconds is None else Deadline.after(seconds, "run")
+
+
+def http_client_from_args(args: argparse.Namespace, rate: Optional[float] = None,
+                          run_deadline: Optional[Deadline] = None,
+                          allowed_hosts: Iterable[str] = ()) -> HttpClient:
+    """An :class:`HttpClient` from the transfer flags (optionally rate-limited).
+
+    ``run_deadline``: share one between the clients of a run; default
+    :func:`run_deadline_from_args` (counted from now). ``allowed_hosts``: the
+    configured base URLs (or hosts) redirects may lead to (see
+    :mod:`download.fetch.redirects`).
+    """
     limiter = RateLimiter(rate) if rate else None
     rng = random.Random(args.seed) if args.seed is not None else random.Random()
-    return HttpClient(retry_policy_from_args(args), rate_limiter=limiter, rng=rng)
+    return HttpClient(retry_policy_from_args(args), rate_limiter=limiter, rng=rng,
+                      run_deadline=run_deadline or run_deadline_from_args(args),
+                      allowed_hosts=allowed_hosts)
 
 
 def state_dir_from_args(args: argparse.Namespace, paths: ProjectPaths) -> Path:

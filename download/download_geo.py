@@ -18,10 +18,10 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
-                          setup_logging, state_dir_from_args, stop_at_unresolved_host,
-                          traits_from_args)
+                          run_deadline_from_args, setup_logging, state_dir_from_args,
+                          stop_at_unresolved_host, traits_from_args)
 from download.eutils import EutilsClient, EutilsSettings, GdsQuery
-from download.fetch import DownloadError, NameResolutionError
+from download.fetch import DownloadError, NameResolutionError, RunDeadlineExceeded
 from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url, load_plans,
                           plan_trait, plan_units, read_search_terms, save_plans)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
@@ -91,14 +91,18 @@ def run(args: argparse.Namespace) -> int:
         traits = traits_from_args(args.traits, paths)
         terms = read_search_terms(args.search_terms) if args.search_terms else {}
         checksums = manifest_checksums(args)
-    except (InputFileError, OSError) as exc:
+    except (InputFileError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     state = state_dir_from_args(args, paths)
     settings = EutilsSettings.from_environ(args.eutils_url)
-    eutils = EutilsClient(settings, http_client_from_args(args, rate=settings.rate))
-    http = http_client_from_args(args)
     base = geo_base_url(args.geo_url)
+    deadline = run_deadline_from_args(args)
+    hosts = (settings.base_url, base)  # redirects are followed within these hosts only
+    eutils = EutilsClient(settings, http_client_from_args(args, rate=settings.rate,
+                                                          run_deadline=deadline,
+                                                          allowed_hosts=hosts))
+    http = http_client_from_args(args, run_deadline=deadline, allowed_hosts=hosts)
     query = GdsQuery(args.min_samples, args.max_samples, args.first_year, args.last_year)
     rules = SizeRules(args.min_matrix_mb, args.max_matrix_mb, args.max_soft_mb,
                       args.max_series)
@@ -106,13 +110,16 @@ def run(args: argparse.Namespace) -> int:
     plans: Dict[str, TraitPlan] = {} if args.replan else load_plans(plan_path)
     search_failures = []
     for trait in progress(traits, desc="search", unit="trait", enabled=not args.no_progress):
-        if trait in plans:
-            continue
+        if trait in plans and not plans[trait].failed:
+            continue  # planned by an earlier run; a plan with failed series is redone
         try:
             plans[trait] = plan_trait(trait, eutils, http, base, query, rules,
                                       terms.get(trait), retmax=args.retmax)
         except NameResolutionError:
             raise
+        except RunDeadlineExceeded as exc:
+            search_failures.append(UnitOutcome(f"search {trait}", FAILED, error=str(exc)))
+            break
         except DownloadError as exc:
             search_failures.append(UnitOutcome(f"search {trait}", FAILED, error=str(exc)))
             if args.fail_fast:
@@ -120,6 +127,9 @@ def run(args: argparse.Namespace) -> int:
             continue
         save_plans(plan_path, plans)  # checkpoint after every trait
     chosen = [plans[t] for t in traits if t in plans]
+    search_failures += [UnitOutcome(f"{accession} ({plan.trait})", FAILED,
+                                    error=f"{plan.trait}: {error}")
+                        for plan in chosen for accession, error in plan.failed.items()]
     print(describe_plans(chosen))
     if args.dry_run:
         return 1 if search_failures else 0

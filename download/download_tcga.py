@@ -20,7 +20,7 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 
 from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
                           setup_logging, state_dir_from_args, stop_at_unresolved_host)
-from download.fetch import DownloadError, NameResolutionError
+from download.fetch import DownloadError, NameResolutionError, RunDeadlineExceeded
 from download.tcga import (COHORT_TABLE, GENE_DATASETS, plan_cohort, read_cohort_table,
                            select_cohorts, xena_base_url)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
@@ -81,14 +81,17 @@ def run(args: argparse.Namespace) -> int:
         for cohort in table:
             print(f"{cohort.code}\t{cohort.folder}\t{';'.join(cohort.traits) or '-'}")
         return 0
-    http = http_client_from_args(args)
     base = xena_base_url(args.xena_url)
+    http = http_client_from_args(args, allowed_hosts=(base,))
     units, failures = [], []
     for cohort in progress(cohorts, desc="check hub", unit="cohort", enabled=not args.no_progress):
         try:
             units.append(plan_cohort(http, base, cohort, paths.tcga_input, args.gene_datasets))
         except NameResolutionError:
             raise
+        except RunDeadlineExceeded as exc:
+            failures.append(UnitOutcome(f"TCGA {cohort.code}", FAILED, error=str(exc)))
+            break
         except DownloadError as exc:
             failures.append(UnitOutcome(f"TCGA {cohort.code}", FAILED, error=str(exc)))
             if args.fail_fast:

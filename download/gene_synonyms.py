@@ -30,8 +30,10 @@ from typing import Dict, Iterable, Optional, Set
 
 import pandas as pd
 
+from tools.preprocess.table_stream import open_lines, row_problem, unterminated_problem
 from utils.errors import InputFileError
-from utils.io import PathLike, atomic_write, dumps_json, open_binary, read_text
+from utils.input_safety import ReadLimits
+from utils.io import FALLBACK_ERRORS, PathLike, atomic_write, decode_text, dumps_json, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -63,28 +65,56 @@ class GeneMaps:
     ensembl: Dict[str, str]
 
 
-def read_gene_info(path: PathLike) -> pd.DataFrame:
+def read_gene_info(path: PathLike, *, limits: Optional[ReadLimits] = None) -> pd.DataFrame:
     """Read NCBI ``gene_info`` (gzip or plain), human rows only, as text.
+
+    Every row must have the header's number of fields and the file must end
+    with a line ending, so a header one name short, a damaged row or a file
+    cut short is refused rather than read as fewer (or shifted) genes.
+
+    Parameters
+    ----------
+    path : path-like
+    limits : ReadLimits, optional
+        Line-length and size caps (default
+        :data:`utils.input_safety.DEFAULT_LIMITS`).
 
     Raises
     ------
     InputFileError
-        Empty file or missing columns.
+        Empty file, missing columns, a row with another number of fields than
+        the header, a last row without line ending (truncated file), a
+        non-numeric GeneID, no human (``#tax_id`` 9606) gene, UTF-16, binary or
+        HTML content, a line or a file over the caps.
     """
-    with open_binary(path) as handle:
+    with open_lines(path, limits) as stream:
+        first = stream.peek_line_bytes()
+        if first is None or not first.strip():
+            raise InputFileError(path, "empty file, expected NCBI gene_info")
+        header = decode_text(first).split("\t")
+        missing = [c for c in REQUIRED_COLUMNS if c not in header]
+        if missing:
+            raise InputFileError(path, f"not an NCBI gene_info file: missing column(s) "
+                                 f"{', '.join(missing)}", line=1)
+        section = stream.section(None, n_fields=len(header))
         try:
-            table = pd.read_csv(handle, sep="\t", dtype=str, keep_default_na=False,
-                                quoting=csv.QUOTE_NONE, usecols=lambda c: c in REQUIRED_COLUMNS)
-        except pd.errors.EmptyDataError as exc:
-            raise InputFileError(path, "empty file, expected NCBI gene_info") from exc
+            table = pd.read_csv(section, sep="\t", dtype=str, keep_default_na=False,
+                                quoting=csv.QUOTE_NONE, encoding="utf-8",
+                                encoding_errors=FALLBACK_ERRORS,
+                                usecols=lambda c: c in REQUIRED_COLUMNS)
         except pd.errors.ParserError as exc:
-            raise InputFileError(path, f"malformed gene_info table ({exc})") from exc
-    missing = [c for c in REQUIRED_COLUMNS if c not in table.columns]
-    if missing:
-        raise InputFileError(path, f"not an NCBI gene_info file: missing column(s) "
-                             f"{', '.join(missing)}", line=1)
+            problem = row_problem(path, section, "gene_info row", len(header), 1)
+            raise problem or InputFileError(path, f"malformed gene_info table ({exc})") \
+                from exc
+        section.drain()
+        problem = (row_problem(path, section, "gene_info row", len(header), 1)
+                   or unterminated_problem(path, section))
+        if problem is not None:
+            raise problem
     table = table[table["#tax_id"] == HUMAN_TAXID]
-    bad_ids = ~table["GeneID"].str.fullmatch(r"\d+")
+    if table.empty:
+        raise InputFileError(path, f"no human gene (#tax_id {HUMAN_TAXID}) in the file")
+    bad_ids = ~table["GeneID"].str.fullmatch(r"[0-9]+")
     if bad_ids.any():
         raise InputFileError(path, f"non-numeric GeneID {table['GeneID'][bad_ids].iloc[0]!r}")
     return table

@@ -11,6 +11,12 @@ all are kept. Sizes are in MiB (1 MB = 1,048,576 bytes) and come from ``HEAD``.
 The chosen series per trait (the *plan*) is saved in the state folder, so a
 re-run after an interruption downloads exactly the same series without
 searching again (``--replan`` searches afresh).
+
+One bad item never stops a trait's plan: an esummary entry whose accession is
+not ``GSE`` followed by ASCII digits is skipped (logged), and a series whose
+listing or ``HEAD`` requests fail is recorded in ``TraitPlan.failed`` with the
+reason; the walk goes on to the next hit. A plan with failed series is planned
+again by the next run.
 """
 
 from __future__ import annotations
@@ -25,9 +31,10 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence
 
 from download.eutils import EutilsClient, GdsQuery, trait_search_words
-from download.fetch import HttpClient, RemoteNotFoundError
+from download.fetch import (DownloadError, HttpClient, NameResolutionError, RemoteNotFoundError,
+                            RunDeadlineExceeded)
 from download.transfer import DownloadUnit, RemoteFile
-from utils.io import PathLike, atomic_write_json, read_json
+from utils.io import PathLike, atomic_write_json, read_json, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +42,8 @@ GEO_URL = "https://ftp.ncbi.nlm.nih.gov/geo/"
 ENV_GEO_URL = "GENOTEX_GEO_URL"
 MIB = 1024 * 1024
 PLAN_NAME = "geo_plan.json"
-_ACCESSION = re.compile(r"^GSE\d+$")
+_ACCESSION = re.compile(r"GSE[0-9]+")  # ASCII digits only; always fullmatch
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -68,12 +76,24 @@ class SeriesPlan:
 
 @dataclass
 class TraitPlan:
-    """The series chosen for one trait, and why others were passed over."""
+    """The series chosen for one trait, why others were passed over, which failed.
+
+    Attributes
+    ----------
+    trait, query : str
+    series : list of SeriesPlan
+    rejected : dict
+        ``{accession: reason}`` of series that do not meet the rules.
+    failed : dict
+        ``{accession: error}`` of series that could not be checked (the
+        listing or a ``HEAD`` failed); the next run plans the trait again.
+    """
 
     trait: str
     query: str
     series: List[SeriesPlan] = field(default_factory=list)
     rejected: Dict[str, str] = field(default_factory=dict)
+    failed: Dict[str, str] = field(default_factory=dict)
 
 
 def geo_base_url(base_url: Optional[str] = None,
@@ -84,9 +104,22 @@ def geo_base_url(base_url: Optional[str] = None,
     return url if url.endswith("/") else url + "/"
 
 
+def is_series_accession(text: str) -> bool:
+    """True for ``GSE`` followed by ASCII digits, nothing else (no newline, no other digits).
+
+    Examples
+    --------
+    >>> is_series_accession("GSE100300"), is_series_accession("GSE100300\\n")
+    (True, False)
+    >>> is_series_accession("GSE\u0661\u0662\u0663")  # Arabic-Indic digits
+    False
+    """
+    return _ACCESSION.fullmatch(text) is not None
+
+
 def series_url(base_url: str, accession: str) -> str:
     """``<base>series/GSE1nnn/GSE1234/`` (the last three digits become ``nnn``)."""
-    if not _ACCESSION.match(accession):
+    if not is_series_accession(accession):
         raise ValueError(f"not a GEO series accession: {accession!r}")
     digits = accession[3:]
     stub = f"GSE{digits[:-3]}nnn" if len(digits) > 3 else "GSEnnn"
@@ -95,7 +128,7 @@ def series_url(base_url: str, accession: str) -> str:
 
 def matrix_file_names(listing: str, accession: str) -> List[str]:
     """Series-matrix file names of ``accession`` in a folder listing (sorted, unique)."""
-    pattern = re.compile(rf'href="({re.escape(accession)}(?:-GPL\d+)?_series_matrix\.txt\.gz)"')
+    pattern = re.compile(rf'href="({re.escape(accession)}(?:-GPL[0-9]+)?_series_matrix\.txt\.gz)"')
     return sorted(set(pattern.findall(html.unescape(listing))))
 
 
@@ -106,13 +139,18 @@ def series_from_summaries(summaries: Sequence[Mapping[str, object]]) -> Iterator
         if str(doc.get("entrytype", "GSE")).upper() != "GSE":
             continue
         accession = str(doc.get("accession") or "")
-        if not _ACCESSION.match(accession) and str(doc.get("gse", "")).isdigit():
+        if not is_series_accession(accession) and \
+                _ASCII_DIGITS.fullmatch(str(doc.get("gse", ""))):
             accession = f"GSE{doc['gse']}"
-        if not _ACCESSION.match(accession) or accession in seen:
+        if not is_series_accession(accession):
+            logger.warning("esummary entry with an invalid series accession skipped: %r "
+                           "(expected GSE and ASCII digits)", accession[:40])
+            continue
+        if accession in seen:
             continue
         seen.add(accession)
-        samples = doc.get("n_samples")
-        yield accession, int(samples) if str(samples).isdigit() else None
+        samples = str(doc.get("n_samples"))
+        yield accession, int(samples) if _ASCII_DIGITS.fullmatch(samples) else None
 
 
 def plan_series(http: HttpClient, base_url: str, accession: str, n_samples: Optional[int],
@@ -171,7 +209,14 @@ def plan_trait(trait: str, eutils: EutilsClient, http: HttpClient, base_url: str
         for accession, n_samples in series_from_summaries(batch):
             if any(s.accession == accession for s in plan.series):
                 continue
-            chosen, reason = plan_series(http, base_url, accession, n_samples, rules)
+            try:
+                chosen, reason = plan_series(http, base_url, accession, n_samples, rules)
+            except (NameResolutionError, RunDeadlineExceeded):
+                raise  # nothing else would work either: the caller stops
+            except DownloadError as exc:
+                logger.error("%s: %s", trait, exc)
+                plan.failed[accession] = str(exc)
+                continue
             if chosen is None:
                 plan.rejected[accession] = reason
                 continue
@@ -209,14 +254,15 @@ def load_plans(path: PathLike) -> Dict[str, TraitPlan]:
                              [SeriesFile(**f) for f in s["files"]])
                   for s in entry.get("series", [])]
         plans[trait] = TraitPlan(trait, entry.get("query", ""), series,
-                                 dict(entry.get("rejected", {})))
+                                 dict(entry.get("rejected", {})),
+                                 dict(entry.get("failed", {})))
     return plans
 
 
 def read_search_terms(path: PathLike) -> Dict[str, str]:
     """``{trait: search words}`` from a two-column TSV (``#`` comments allowed)."""
     terms = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for line in read_text(path).splitlines():
         if line.strip() and not line.startswith("#"):
             trait, _, words = line.partition("\t")
             if words.strip():
@@ -229,8 +275,9 @@ def describe_plans(plans: Sequence[TraitPlan]) -> str:
     lines = []
     for plan in plans:
         chosen = ", ".join(s.accession for s in plan.series) or "-"
+        failed = f"; {len(plan.failed)} could not be checked" if plan.failed else ""
         lines.append(f"{plan.trait}: {len(plan.series)} series ({chosen}); "
-                     f"{len(plan.rejected)} passed over")
+                     f"{len(plan.rejected)} passed over{failed}")
     return "\n".join(lines)
 
 

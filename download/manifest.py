@@ -34,7 +34,7 @@ from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_fr
 logger = logging.getLogger(__name__)
 
 MANIFEST_NAME = "input_manifest.sha256"
-_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](.+)")  # always fullmatch
 
 
 @dataclass
@@ -113,7 +113,7 @@ def read_manifest(path: PathLike) -> Dict[str, str]:
     for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
-        match = _LINE.match(line)
+        match = _LINE.fullmatch(line)
         if match is None:
             raise InputFileError(path, "expected '<sha256>  <path>'", line=number)
         entries[match.group(2)] = match.group(1).lower()
@@ -190,7 +190,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: manifest not found: {manifest} (create it with --generate)",
               file=sys.stderr)
         return 2
-    diff = validate_manifest(root, manifest, jobs=args.jobs, progress=not args.no_progress)
+    try:
+        diff = validate_manifest(root, manifest, jobs=args.jobs, progress=not args.no_progress)
+    except InputFileError as exc:  # a malformed manifest line, named with its number
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"{root} vs {manifest}:\n{diff.summary()}")
     return 0 if diff.ok else 1
 

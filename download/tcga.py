@@ -144,7 +144,8 @@ def plan_cohort(http: HttpClient, base_url: str, cohort: XenaCohort, tcga_root: 
             if dataset == "clinicalMatrix":
                 raise
             continue
-        files.append(RemoteFile(url, folder / cohort.file_name(dataset), size=info.size))
+        files.append(RemoteFile(url, folder / cohort.file_name(dataset), size=info.size,
+                                text=True))
     if len(files) < 2:
         raise DownloadError(label, cohort.url(base_url, gene_datasets[0]),
                             f"no gene matrix ({', '.join(gene_datasets)}) on the hub")

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
 from download.fetch import (DownloadError, HttpClient, NameResolutionError, RemoteNotFoundError,
-                            install_file, verify_gzip)
+                            RunDeadlineExceeded, install_file, verify_gzip, verify_text)
+from download.fetch.files import Verifier
 from utils.io import PathLike, file_sha256
 from utils.logs import progress as progress_bar
 
@@ -42,6 +43,11 @@ class RemoteFile:
         Expected checksum, verified when known (e.g. from a previous manifest).
     required : bool
         A missing optional file (HTTP 404) is noted, not a failure.
+    text : bool
+        A plain (not gzip) file holding a text table: an HTML page, UTF-16
+        text, binary data or a last line without line ending fails the
+        verification. (A ``.gz`` file is checked by decompressing it whole,
+        which an HTML page fails too.)
     """
 
     url: str
@@ -49,11 +55,19 @@ class RemoteFile:
     size: Optional[int] = None
     sha256: Optional[str] = None
     required: bool = True
+    text: bool = False
 
     @property
     def is_gzip(self) -> bool:
         """Gzip files get a full decompression check after the transfer."""
         return self.dest.name.endswith(".gz")
+
+    @property
+    def verifier(self) -> Optional[Verifier]:
+        """The content check run after the transfer (gzip stream, text table), if any."""
+        if self.is_gzip:
+            return verify_gzip
+        return verify_text if self.text else None
 
 
 @dataclass(frozen=True)
@@ -172,15 +186,14 @@ def download_unit(client: HttpClient, unit: DownloadUnit, state_dir: PathLike, *
             result = client.fetch(remote.url, state_dir, remote.dest.name,
                                   item=f"{unit.name}: {remote.dest.name}",
                                   expected_size=remote.size, sha256=remote.sha256,
-                                  verify=verify_gzip if remote.is_gzip else None,
-                                  progress=progress)
+                                  verify=remote.verifier, progress=progress)
         except RemoteNotFoundError as exc:
             if remote.required:
                 return UnitOutcome(unit.name, FAILED, error=str(exc))
             logger.info("%s: optional file missing on the server (%s)", unit.name, exc.reason)
             outcome.missing_optional.append(remote.dest.name)
             continue
-        except NameResolutionError:
+        except (NameResolutionError, RunDeadlineExceeded):
             raise  # every unit would fail the same way: the caller stops the run
         except DownloadError as exc:
             return UnitOutcome(unit.name, FAILED, error=str(exc))
@@ -208,8 +221,16 @@ def download_units(client: HttpClient, units: Sequence[DownloadUnit], state_dir:
         Label of the overall progress bar.
     """
     report = DownloadReport()
-    for unit in progress_bar(units, desc=desc, unit="unit", enabled=progress):
-        outcome = download_unit(client, unit, state_dir, force=force, progress=progress)
+    for done, unit in enumerate(progress_bar(units, desc=desc, unit="unit",
+                                             enabled=progress)):
+        try:
+            outcome = download_unit(client, unit, state_dir, force=force, progress=progress)
+        except RunDeadlineExceeded as exc:
+            report.add(UnitOutcome(unit.name, FAILED, error=str(exc)))
+            report.notes.append(f"the run deadline passed: {len(units) - done - 1} unit(s) "
+                                "not started; run the command again to continue")
+            logger.error("%s", exc)
+            break
         report.add(outcome)
         if outcome.status == FAILED:
             logger.error("%s", outcome.error)

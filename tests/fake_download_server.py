@@ -10,10 +10,18 @@ to that path consumes the next fault:
 ``reset``     send part of the body, then reset the connection (TCP RST)
 ``corrupt``   send a body of the right length with one byte changed
 ``norange``   ignore a ``Range`` header and send the whole file with 200
+``trickle``   announce the full length, then send one byte every ``hub.trickle_delay`` s
+``html``      answer 200 with an HTML error page (``Content-Type: text/html``)
+``short``     announce and send only the first half of the file (HEAD too): a
+              consistently short ``Content-Length``
+``oversize``  no ``Content-Length``; send the file followed by ``hub.oversize_extra``
+              junk bytes until the client hangs up (``hub.sent`` counts the bytes
+              the server managed to write)
 
 Files support ``Range: bytes=N-`` (206 with ``Content-Range``) and ``If-Range``
 (ETag), HEAD, and folder listings for paths ending in ``/`` (like GEO's HTTPS
 area). ``hub.chunk_delay`` slows every body down (for kill-and-resume tests).
+``hub.redirects[path] = url`` answers ``302 Found`` with that ``Location``.
 """
 
 from __future__ import annotations
@@ -43,6 +51,10 @@ class FakeHub:
         self.retry_after = "0"
         self.chunk_size = 4096
         self.chunk_delay = 0.0
+        self.trickle_delay = 0.5
+        self.oversize_extra = 32 << 20
+        self.redirects: Dict[str, str] = {}
+        self.sent: Dict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
         self._server: Optional[ThreadingHTTPServer] = None
         self._thread: Optional[threading.Thread] = None
@@ -171,6 +183,13 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "500":
             self._send(500, {}, b"server error", head)
             return
+        if fault == "html":
+            page = b"<!DOCTYPE html><html><body><h1>Service unavailable</h1></body></html>\n"
+            self._send(200, {"Content-Type": "text/html; charset=utf-8"}, page, head)
+            return
+        if path in self.hub.redirects:
+            self._send(302, {"Location": self.hub.redirects[path]}, b"", head)
+            return
         if path in self.hub.routes:
             status, headers, body = self.hub.routes[path](query)
             self._send(status, headers, body, head)
@@ -186,8 +205,37 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._serve_file(data, range_header, fault, head)
 
+    def _trickle(self, body: bytes) -> None:
+        for position in range(len(body)):
+            try:
+                self.wfile.write(body[position:position + 1])
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                return
+            time.sleep(self.hub.trickle_delay)
+
+    def _oversize(self, data: bytes, path: str) -> None:
+        self.send_response(200)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        junk = b"x" * 65536
+        try:
+            self.wfile.write(data)
+            self.hub.sent[path] += len(data)
+            for _ in range(self.hub.oversize_extra // len(junk)):
+                self.wfile.write(junk)
+                self.hub.sent[path] += len(junk)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass
+        self.close_connection = True
+
     def _serve_file(self, data: bytes, range_header: Optional[str], fault: Optional[str],
                     head: bool) -> None:
+        if fault == "short":
+            data = data[:len(data) // 2]
+        if fault == "oversize" and not head:
+            self._oversize(data, urllib.parse.unquote(urllib.parse.urlsplit(self.path).path))
+            return
         etag = _etag(data)
         start = 0
         if range_header and fault != "norange" and range_header.startswith("bytes="):
@@ -217,5 +265,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "reset":
             self._write_body(body[:len(body) // 3])
             self._reset()
+            return
+        if fault == "trickle":
+            self._trickle(body)
+            self.close_connection = True
             return
         self._write_body(body)

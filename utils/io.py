@@ -3,6 +3,9 @@
 * Readers accept gzip-compressed or plain files alike (the magic bytes decide,
   never the file name), and decode text as UTF-8 with a per-byte latin-1
   fallback, so no character is ever dropped.
+* Readers open regular files only and cap the decompressed size; text readers
+  check the format first (UTF-8 byte-order mark skipped; UTF-16, binary data and
+  HTML pages refused), see :mod:`utils.input_safety`.
 * Writers are atomic: data goes to a temporary file in the target folder, is
   flushed to disk and then renamed over the target, so a reader never sees a
   half-written file and a crash never destroys the previous version.
@@ -29,11 +32,13 @@ import secrets
 import zlib
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import IO, Any, Iterator, Tuple, Union
+from typing import IO, Any, Iterator, Optional, Tuple, Union
 
 from filelock import FileLock
 
 from utils.errors import InputFileError
+from utils.input_safety import (DEFAULT_LIMITS, MAX_TOTAL_BYTES, SNIFF_BYTES, ReadLimits,
+                                check_text_start, require_regular_file)
 from utils.paths import lock_dir
 
 try:  # POSIX: temporary files of live writers are marked by an flock
@@ -102,12 +107,18 @@ class _CheckedGzip(io.BufferedIOBase):
         The compressed file, already open (closed with this object).
     path : path-like
         Named in error messages.
+    max_bytes : int
+        Most decompressed bytes handed out; one more raises :class:`InputFileError`
+        (a gzip bomb is stopped before it fills the memory).
     """
 
-    def __init__(self, handle: IO[bytes], path: PathLike) -> None:
+    def __init__(self, handle: IO[bytes], path: PathLike,
+                 max_bytes: int = MAX_TOTAL_BYTES) -> None:
         self._path = os.fspath(path)
         self._file = handle
         self._raw = gzip.GzipFile(fileobj=handle, mode="rb")
+        self._max_bytes = max_bytes
+        self._given = 0
 
     def readable(self) -> bool:
         return True
@@ -121,17 +132,37 @@ class _CheckedGzip(io.BufferedIOBase):
         except (OSError, zlib.error) as exc:
             raise InputFileError(self._path, f"corrupt gzip data ({exc})") from exc
 
+    def _count(self, size: int) -> int:
+        self._given += size
+        if self._given > self._max_bytes:
+            raise InputFileError(self._path, f"more than {self._max_bytes} bytes once "
+                                 "decompressed (the limit of one input file; a gzip "
+                                 f"bomb?): stopped at offset {self._max_bytes}")
+        return size
+
     def read(self, size: int = -1) -> bytes:
-        return self._guard(self._raw.read, size)
+        if size is None or size < 0:  # read all, but never past the cap
+            size = self._max_bytes - self._given + 1
+        data = self._guard(self._raw.read, size)
+        self._count(len(data))
+        return data
 
     def read1(self, size: int = -1) -> bytes:
-        return self._guard(self._raw.read1, size)
+        data = self._guard(self._raw.read1, size)
+        self._count(len(data))
+        return data
 
     def readinto(self, buffer) -> int:
-        return self._guard(self._raw.readinto, buffer)
+        return self._count(self._guard(self._raw.readinto, buffer))
 
     def readline(self, size: int = -1) -> bytes:
-        return self._guard(self._raw.readline, size)
+        data = self._guard(self._raw.readline, size)
+        self._count(len(data))
+        return data
+
+    def peek(self, size: int = 1) -> bytes:
+        """Decompressed bytes ahead, without consuming them."""
+        return self._guard(self._raw.peek, size)
 
     def __iter__(self):
         return self
@@ -150,7 +181,30 @@ class _CheckedGzip(io.BufferedIOBase):
             super().close()
 
 
-def open_binary(path: PathLike) -> IO[bytes]:
+def _open_regular(path: Path) -> IO[bytes]:
+    """Open ``path`` for binary reading; refuse anything but a regular file.
+
+    The type is checked before opening (opening a FIFO would wait for a writer
+    forever) and again on the open file.
+    """
+    try:
+        require_regular_file(path, os.stat(path).st_mode)
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        raise InputFileError(path, "file not found") from None
+    except (IsADirectoryError, PermissionError):
+        if path.is_dir():  # Windows refuses a folder with PermissionError
+            raise InputFileError(path, "is a folder, expected a file") from None
+        raise
+    try:
+        require_regular_file(path, os.fstat(handle.fileno()).st_mode)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def open_binary(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> IO[bytes]:
     """Open a file for binary reading, transparently decompressing gzip.
 
     The file is opened once: its first two bytes are peeked at through the
@@ -159,6 +213,9 @@ def open_binary(path: PathLike) -> IO[bytes]:
     Parameters
     ----------
     path : path-like
+    max_bytes : int
+        Most bytes that may be read (after decompression); a larger plain file
+        is refused at once, a gzip stream when it passes the cap.
 
     Returns
     -------
@@ -168,7 +225,9 @@ def open_binary(path: PathLike) -> IO[bytes]:
     Raises
     ------
     InputFileError
-        When the file does not exist or is a folder.
+        When the file does not exist, is a folder, a FIFO, a device or a
+        socket (never opened for reading: it could block forever), or is
+        larger than ``max_bytes``.
 
     Examples
     --------
@@ -182,16 +241,58 @@ def open_binary(path: PathLike) -> IO[bytes]:
     >>> folder.cleanup()
     """
     path = Path(path)
+    handle = _open_regular(path)
     try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        raise InputFileError(path, "file not found") from None
-    except (IsADirectoryError, PermissionError):
-        if path.is_dir():  # Windows refuses a folder with PermissionError
-            raise InputFileError(path, "is a folder, expected a file") from None
+        if handle.peek(len(GZIP_MAGIC))[:len(GZIP_MAGIC)] == GZIP_MAGIC:
+            return _CheckedGzip(handle, path, max_bytes)
+        size = os.fstat(handle.fileno()).st_size
+        if size > max_bytes:
+            raise InputFileError(path, f"file of {size} bytes, more than the limit of "
+                                 f"{max_bytes} bytes for one input file")
+    except BaseException:
+        handle.close()
         raise
-    if handle.peek(len(GZIP_MAGIC))[:len(GZIP_MAGIC)] == GZIP_MAGIC:
-        return _CheckedGzip(handle, path)
+    return handle
+
+
+def open_text_bytes(path: PathLike, limits: Optional[ReadLimits] = None) -> IO[bytes]:
+    """Open a text file (gzip or plain) as bytes, its format checked first.
+
+    Like :func:`open_binary`, and :func:`utils.input_safety.check_text_start` on
+    the first decompressed bytes: a UTF-8 byte-order mark is skipped; UTF-16 /
+    UTF-32 text, binary data and HTML pages raise :class:`InputFileError`.
+
+    Parameters
+    ----------
+    path : path-like
+    limits : ReadLimits, optional
+        Size caps (default :data:`utils.input_safety.DEFAULT_LIMITS`).
+
+    Returns
+    -------
+    binary file object
+        Positioned after the byte-order mark, if any.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "a.txt"
+    >>> _ = path.write_bytes(b"\\xef\\xbb\\xbfID\\tx\\n")
+    >>> with open_text_bytes(path) as handle:
+    ...     handle.read()
+    b'ID\\tx\\n'
+    >>> folder.cleanup()
+    """
+    limits = limits or DEFAULT_LIMITS
+    handle = open_binary(path, limits.max_total_bytes)
+    try:
+        skip = check_text_start(handle.peek(SNIFF_BYTES)[:SNIFF_BYTES], path)
+        if skip:
+            handle.read(skip)
+    except BaseException:
+        handle.close()
+        raise
     return handle
 
 
@@ -205,9 +306,10 @@ def open_text(path: PathLike) -> IO[str]:
     Returns
     -------
     text file object
-        Universal newlines; invalid UTF-8 bytes become latin-1 characters.
+        Universal newlines; invalid UTF-8 bytes become latin-1 characters; the
+        format is checked first (see :func:`open_text_bytes`).
     """
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8",
+    return io.TextIOWrapper(open_text_bytes(path), encoding="utf-8",
                             errors=FALLBACK_ERRORS, newline=None)
 
 
@@ -220,8 +322,9 @@ def read_text(path: Union[PathLike, Traversable]) -> str:
     """
     if not isinstance(path, (str, os.PathLike)):
         data = path.read_bytes()
-        return decode_text(gzip.decompress(data) if data[:2] == GZIP_MAGIC else data)
-    with open_binary(path) as handle:
+        data = gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
+        return decode_text(data[check_text_start(data[:SNIFF_BYTES], path):])
+    with open_text_bytes(path) as handle:
         return decode_text(handle.read())
 
 

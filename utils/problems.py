@@ -22,6 +22,13 @@ CATEGORIES = (UNCONDITIONAL, ONE_STEP, TWO_STEP)
 
 _WHITESPACE = re.compile(r"\s+")
 _APOSTROPHES = re.compile(r"['\u2019\u2018`]")
+#: Characters a trait name may not hold: it becomes a folder name (path separators,
+#: NUL and other control characters).
+_UNSAFE = re.compile(r"[/\\\x00-\x1f\x7f]")
+
+
+class TraitNameError(ValueError):
+    """A trait name that cannot be a folder name (``..``, a path separator, ...)."""
 
 
 def normalize_trait(trait: str) -> str:
@@ -30,12 +37,32 @@ def normalize_trait(trait: str) -> str:
     Runs of whitespace become ``_`` and apostrophes are removed; parentheses,
     hyphens and non-ASCII letters are kept.
 
+    A trait name becomes a folder name (``output/preprocess/<Trait>/``), so a
+    name holding a path separator (``/``, ``\\``), a control character, or that
+    is empty, ``.`` or ``..`` once normalized is refused rather than cleaned:
+    stripping ``../../x`` to ``x`` would silently name another trait.
+
+    Raises
+    ------
+    TraitNameError
+        For such a name (a ``ValueError``).
+
     Examples
     --------
     >>> normalize_trait("Crohn's Disease")
     'Crohns_Disease'
+    >>> normalize_trait("../../x")
+    Traceback (most recent call last):
+    ...
+    utils.problems.TraitNameError: trait name '../../x' cannot name a folder: ...
     """
-    return _WHITESPACE.sub("_", _APOSTROPHES.sub("", str(trait)).strip())
+    name = _WHITESPACE.sub("_", _APOSTROPHES.sub("", str(trait)).strip())
+    if _UNSAFE.search(name):
+        raise TraitNameError(f"trait name {str(trait)!r} cannot name a folder: it holds a "
+                             "path separator or a control character")
+    if name in ("", ".", ".."):
+        raise TraitNameError(f"trait name {str(trait)!r} cannot name a folder")
+    return name
 
 
 @dataclass(frozen=True, order=True)

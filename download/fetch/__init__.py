@@ -14,6 +14,10 @@ Rules every download in ``download/`` follows (SPEC 8.1, 8.2):
   checksum mismatch) are retried a bounded number of times with exponential
   back-off and jitter; ``429``/``503`` ``Retry-After`` is honoured. Permanent
   failures (404 and other 4xx) stop at once. The final error names the item.
+* Request, transfer and run deadlines and a minimum speed bound the time spent
+  (a server trickling bytes ends too); a body is cut at its announced, expected
+  or maximum size; an HTML answer or a wrong announced size is refused before
+  any byte is written; redirects stay within the configured hosts.
 * The clock, the sleep function and the random generator are injectable, so
   tests run against a local server without real waiting.
 
@@ -23,25 +27,32 @@ One module per concern; the names below stay importable from ``download.fetch``:
 module          what
 ==============  ====================================================================
 ``errors``      :class:`DownloadError` and its permanent kinds; ``TransientFailure``
-``retry``       :class:`RetryPolicy`, :class:`RateLimiter`, ``Retry-After``, the retry loop
+``retry``       :class:`RetryPolicy`, :class:`Deadline`, :class:`RateLimiter`,
+                ``Retry-After``, the retry loop
 ``client``      :class:`HttpClient`: requests, failure classification, ``get_bytes``,
                 ``head``, ``fetch``
+``body``        reading a body under a size cap, a deadline and a minimum speed
+``redirects``   the redirect policy (configured hosts only, no https -> http)
 ``resume``      the resumable transfer into a part file and its checkpoint
-``files``       verification (size, SHA-256, gzip), :func:`install_file`, the state folder
+``files``       verification (size, SHA-256, gzip, text tables), :func:`install_file`,
+                the state folder
 ==============  ====================================================================
 """
 
 from download.fetch.client import USER_AGENT, HttpClient, RemoteInfo, redact_url
-from download.fetch.errors import (DownloadError, NameResolutionError, RemoteNotFoundError,
+from download.fetch.errors import (DeadlineExceeded, DownloadError, NameResolutionError,
+                                   RedirectRefusedError, RemoteNotFoundError, RunDeadlineExceeded,
                                    TransientFailure)
 from download.fetch.files import (CHUNK_SIZE, ENV_STATE_DIR, default_state_dir, install_file,
-                                  sha256_file, verify_gzip)
+                                  sha256_file, verify_gzip, verify_text)
 from download.fetch.resume import FetchResult
-from download.fetch.retry import RateLimiter, RetryPolicy, parse_retry_after
+from download.fetch.retry import NO_DEADLINE, Deadline, RateLimiter, RetryPolicy, \
+    parse_retry_after
 
 __all__ = [
-    "CHUNK_SIZE", "ENV_STATE_DIR", "USER_AGENT", "DownloadError", "FetchResult", "HttpClient",
-    "NameResolutionError", "RateLimiter", "RemoteInfo", "RemoteNotFoundError", "RetryPolicy",
-    "TransientFailure", "default_state_dir", "install_file", "parse_retry_after",
-    "redact_url", "sha256_file", "verify_gzip",
+    "CHUNK_SIZE", "ENV_STATE_DIR", "NO_DEADLINE", "USER_AGENT", "Deadline", "DeadlineExceeded",
+    "DownloadError", "FetchResult", "HttpClient", "NameResolutionError", "RateLimiter",
+    "RedirectRefusedError", "RemoteInfo", "RemoteNotFoundError", "RetryPolicy",
+    "RunDeadlineExceeded", "TransientFailure", "default_state_dir", "install_file",
+    "parse_retry_after", "redact_url", "sha256_file", "verify_gzip", "verify_text",
 ]

@@ -50,6 +50,36 @@ class NameResolutionError(DownloadError):
                                     "check the network or the base URL", 1)
 
 
+class DeadlineExceeded(DownloadError):
+    """A deadline passed before the transfer could finish.
+
+    Parameters
+    ----------
+    item, url, reason, attempts
+        As for :class:`DownloadError` (``reason``: the last failure).
+    kind : str
+        ``"request"``, ``"transfer"`` or ``"run"``.
+    seconds : float, optional
+        The configured length of the deadline.
+    """
+
+    def __init__(self, item: str, url: str, reason: str, attempts: int, kind: str,
+                 seconds: Optional[float] = None) -> None:
+        self.kind = kind
+        self.seconds = seconds
+        length = f" of {seconds:g} s" if seconds is not None else ""
+        super().__init__(item, url, f"{reason}; stopped: the {kind} deadline{length} "
+                                    "passed", attempts)
+
+
+class RunDeadlineExceeded(DeadlineExceeded):
+    """The run's deadline (``--run-deadline``) passed: the command stops."""
+
+
+class RedirectRefusedError(DownloadError):
+    """The server redirected to a host outside the configured ones (never followed)."""
+
+
 class TransientFailure(Exception):
     """A failure worth retrying (timeout, reset, 5xx, truncation, failed check).
 

@@ -11,6 +11,8 @@ import zlib
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
+from utils.errors import InputFileError
+from utils.input_safety import SNIFF_BYTES, check_text_start
 from utils.io import PathLike, atomic_write
 from utils.io import file_sha256 as sha256_file  # re-exported for download.manifest/transfer
 
@@ -20,17 +22,54 @@ ENV_STATE_DIR = "GENOTEX_DOWNLOAD_STATE"
 Verifier = Callable[[Path], None]
 
 __all__ = ["CHUNK_SIZE", "ENV_STATE_DIR", "Verifier", "check_file", "default_state_dir",
-           "fsync_file", "install_file", "sha256_file", "verify_gzip"]
+           "fsync_file", "install_file", "sha256_file", "verify_gzip", "verify_text"]
 
 
 def verify_gzip(path: Path) -> None:
-    """Raise ``ValueError`` unless ``path`` is a complete, readable gzip stream."""
+    """Raise ``ValueError`` unless ``path`` is a complete, readable gzip stream.
+
+    An HTML error page served in place of a ``.gz`` file fails here too (it
+    is not a gzip stream).
+    """
     try:
         with gzip.open(path, "rb") as handle:
             while handle.read(1 << 20):
                 pass
     except (EOFError, OSError, zlib.error) as exc:
         raise ValueError(f"damaged gzip stream ({exc})") from exc
+
+
+def verify_text(path: Path) -> None:
+    """Raise ``ValueError`` unless ``path`` looks like a complete text table.
+
+    Refused: an HTML page (an error page served with status 200), UTF-16 text,
+    binary data (:func:`utils.input_safety.check_text_start`), and a file whose
+    last byte is not a line ending (a body cut short, e.g. by a consistently
+    short ``Content-Length``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = Path(folder.name) / "clinicalMatrix"
+    >>> _ = path.write_bytes(b"<!DOCTYPE html><html>Service unavailable</html>\\n")
+    >>> verify_text(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: an HTML or XML page, not a data file (an error page saved in place of the file?)
+    >>> folder.cleanup()
+    """
+    with open(path, "rb") as handle:
+        head = handle.read(SNIFF_BYTES)
+        size = os.fstat(handle.fileno()).st_size
+        handle.seek(max(0, size - 1))
+        last = handle.read(1)
+    try:
+        check_text_start(head, path)
+    except InputFileError as exc:
+        raise ValueError(exc.problem) from None
+    if last not in (b"", b"\n"):
+        raise ValueError("the text does not end with a line ending (truncated?)")
 
 
 def check_file(path: Path, expected_size: Optional[int], sha256: Optional[str],

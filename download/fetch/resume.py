@@ -6,6 +6,13 @@ truncated body, a killed process) continues from the bytes already on disk;
 ``If-Range`` makes the server send the whole file again when it changed. A
 finished file is verified, then renamed to ``<key>.done``; nothing is written
 inside the data tree here (see :func:`download.fetch.files.install_file`).
+
+Before any byte is written the answer is checked: an HTML page
+(``Content-Type: text/html``) is not the file; an announced size that differs
+from the expected one (the ``HEAD`` made while planning, or the manifest) or
+exceeds ``RetryPolicy.max_body_bytes`` is refused. The body is then read under
+a cap (the announced, else the expected, else the maximum size), so a server
+sending more than it announced is stopped at the cap, not after writing it all.
 """
 
 from __future__ import annotations
@@ -18,8 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Optional
 
-from download.fetch.errors import TransientFailure
-from download.fetch.files import CHUNK_SIZE, Verifier, check_file, fsync_file, sha256_file
+from download.fetch.body import BodyTooLarge, ascii_int, read_body
+from download.fetch.errors import DownloadError, TransientFailure
+from download.fetch.files import Verifier, check_file, fsync_file, sha256_file
+from download.fetch.retry import Deadline
 from utils.io import PathLike, atomic_write_json
 from utils.logs import progress as progress_bar
 
@@ -77,8 +86,7 @@ def content_range(value: Optional[str]) -> tuple[Optional[int], Optional[int]]:
         return None, None
     span, _, total = value[6:].partition("/")
     start = span.partition("-")[0]
-    return (int(start) if start.isdigit() else None,
-            int(total) if total.isdigit() else None)
+    return ascii_int(start), ascii_int(total)
 
 
 def _read_checkpoint(path: Path) -> Dict[str, object]:
@@ -113,10 +121,10 @@ def fetch_resumable(client: "HttpClient", url: str, state_dir: PathLike, name: s
     resumed = part.exists() and part.stat().st_size > 0
     attempts = 0
 
-    def attempt() -> FetchResult:
+    def attempt(deadline: Deadline) -> FetchResult:
         nonlocal attempts, resumed
         attempts += 1
-        resumed = transfer.run() or resumed
+        resumed = transfer.run(deadline) or resumed
         problem = check_file(part, expected_size, sha256, verify)
         if problem is not None:
             transfer.discard()
@@ -181,13 +189,14 @@ class ResumableTransfer:
             headers["If-Range"] = validator
         return headers
 
-    def run(self) -> bool:
+    def run(self, deadline: Deadline) -> bool:
         """Transfer what is missing; return True when earlier bytes were reused."""
         offset = self._resume_offset()
         if offset > 0 and offset == self._meta.get("total"):
             return True  # complete before an interruption: only verification is left
         try:
-            response = self.client.open(self.url, headers=self._request_headers(offset))
+            response = self.client.open(self.url, headers=self._request_headers(offset),
+                                        deadline=deadline)
         except urllib.error.HTTPError as exc:
             if exc.code == 416 and offset > 0:
                 exc.close()
@@ -197,27 +206,41 @@ class ResumableTransfer:
             raise
         with response:
             total, reused = self._start(response, offset)
-            self._stream(response, total, offset if reused else 0)
+            self._stream(response, total, offset if reused else 0, deadline)
         size = self.part.stat().st_size
         if total is not None and size < total:
             raise TransientFailure(f"truncated body: {size} of {total} bytes received")
-        if total is not None and size > total:
-            self.discard()
-            raise TransientFailure(f"body longer than announced ({size} > {total} bytes)")
         return reused
+
+    def _check_answer(self, response, total: Optional[int]) -> None:
+        """Refuse an HTML page or a wrong or too large announced size, before writing."""
+        kind = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if kind in ("text/html", "application/xhtml+xml"):
+            raise TransientFailure(f"the server answered with an HTML page (Content-Type "
+                                   f"{kind}) instead of the file")
+        if total is None:
+            return
+        if self.expected_size is not None and total != self.expected_size:
+            raise TransientFailure(f"the server announces {total} bytes, expected "
+                                   f"{self.expected_size} (from the listing or manifest)")
+        limit = self.client.policy.max_body_bytes
+        if total > limit:
+            raise DownloadError(self.item, self.url, f"file of {total} bytes, more than the "
+                                f"size limit of {limit} bytes")
 
     def _start(self, response, offset: int) -> tuple[Optional[int], bool]:
         headers = response.headers
         status = getattr(response, "status", 200)
         if status == 206 and offset > 0:
             start, total = content_range(headers.get("Content-Range"))
+            self._check_answer(response, total)
             if start != offset:
                 self.discard()
                 raise TransientFailure(f"server resumed at byte {start}, expected {offset}")
             reused = True
         else:
-            length = headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
+            total = ascii_int(headers.get("Content-Length"))
+            self._check_answer(response, total)
             self.part.write_bytes(b"")
             reused = False
         if total is None and self.expected_size is not None:
@@ -228,18 +251,22 @@ class ResumableTransfer:
         })
         return total, reused
 
-    def _stream(self, response, total: Optional[int], offset: int) -> None:
+    def _stream(self, response, total: Optional[int], offset: int,
+                deadline: Deadline) -> None:
+        """Append the body to the part file, at most up to ``total`` (or the size limit)."""
+        limit = (total if total is not None else self.client.policy.max_body_bytes) - offset
         bar = progress_bar(total=total, initial=offset, unit="B", unit_scale=True,
                            unit_divisor=1024, desc=self.item, leave=False,
                            enabled=self.progress)
         try:
             with open(self.part, "ab") as handle:
-                while True:
-                    block = response.read(CHUNK_SIZE)
-                    if not block:
-                        break
-                    handle.write(block)
-                    bar.update(len(block))
+                try:
+                    read_body(response, handle.write, limit=limit, deadline=deadline,
+                              policy=self.client.policy, progress=bar.update)
+                except BodyTooLarge:
+                    handle.close()
+                    self.discard()
+                    raise
                 handle.flush()
         finally:
             bar.close()

@@ -1,8 +1,18 @@
-"""How often and how patiently to retry: back-off policy, ``Retry-After``, rate limit.
+"""How often and how patiently to retry: back-off policy, deadlines, ``Retry-After``, rate limit.
 
-:func:`retry_call` runs one action until it succeeds, fails for good, or the
-attempts of the :class:`RetryPolicy` run out. The clock, the sleep function and
-the random generator are injectable, so tests never wait.
+:func:`retry_call` runs one action until it succeeds, fails for good, the
+attempts of the :class:`RetryPolicy` run out, or its :class:`Deadline` passes.
+Three deadlines bound the time spent (see ``docs/download.md``):
+
+* **request**: one attempt, headers and body (``RetryPolicy.request_deadline``);
+* **transfer**: one file or small request, all attempts and back-off waits
+  included (``RetryPolicy.transfer_deadline``);
+* **run**: a whole command (``--run-deadline``), given to the
+  :class:`~download.fetch.client.HttpClient`; when it passes,
+  :class:`RunDeadlineExceeded` stops the run.
+
+The clock, the sleep function and the random generator are injectable, so tests
+never wait.
 """
 
 from __future__ import annotations
@@ -16,7 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Optional, TypeVar
 
-from download.fetch.errors import DownloadError, TransientFailure
+from download.fetch.errors import DeadlineExceeded, DownloadError, RunDeadlineExceeded, \
+    TransientFailure
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +51,24 @@ class RetryPolicy:
     max_retry_after : float
         Upper bound honoured for a server's ``Retry-After`` (seconds).
     timeout : float
-        Socket timeout of one request (seconds).
+        Socket timeout of one request (seconds): the longest wait for any
+        single piece of data.
+    request_deadline : float or None
+        Seconds one attempt (headers and body) may take; None: no limit.
+    transfer_deadline : float or None
+        Seconds one file or small request may take, all attempts and back-off
+        waits included; None: no limit.
+    min_speed : float
+        Bytes per second a body must average over each ``speed_window``; a
+        slower transfer (a server trickling bytes) is abandoned and retried.
+        0 disables the check.
+    speed_window : float
+        Seconds over which ``min_speed`` is averaged.
+    max_body_bytes : int
+        Largest file accepted when neither the server nor the caller gives a
+        size; a larger announced size is refused before any byte is written.
+    max_response_bytes : int
+        Largest small response (E-utilities JSON, a folder listing).
     """
 
     max_attempts: int = 6
@@ -48,6 +76,12 @@ class RetryPolicy:
     backoff_max: float = 60.0
     max_retry_after: float = 300.0
     timeout: float = 60.0
+    request_deadline: Optional[float] = 1800.0
+    transfer_deadline: Optional[float] = 7200.0
+    min_speed: float = 1024.0
+    speed_window: float = 60.0
+    max_body_bytes: int = 4 << 30
+    max_response_bytes: int = 64 << 20
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Delay before attempt ``attempt + 1`` ("equal jitter": half fixed, half random).
@@ -67,6 +101,75 @@ class RetryPolicy:
         if failure.retry_after is not None:
             delay = max(delay, min(failure.retry_after, self.max_retry_after))
         return delay
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A point in time after which work stops, and which limit it is.
+
+    Attributes
+    ----------
+    at : float or None
+        Value of ``clock()`` at the deadline; None: never.
+    kind : str
+        ``"request"``, ``"transfer"`` or ``"run"``, named in errors.
+    seconds : float or None
+        The configured length, named in errors.
+    clock : callable
+        Monotonic clock (injectable).
+
+    Examples
+    --------
+    >>> now = [100.0]
+    >>> run = Deadline.after(60.0, "run", clock=lambda: now[0])
+    >>> attempt = run.earliest(Deadline.after(10.0, "request", clock=lambda: now[0]))
+    >>> attempt.kind, attempt.remaining()
+    ('request', 10.0)
+    >>> now[0] = 200.0
+    >>> run.expired()
+    True
+    """
+
+    at: Optional[float] = None
+    kind: str = "run"
+    seconds: Optional[float] = None
+    clock: Clock = time.monotonic
+
+    @classmethod
+    def after(cls, seconds: Optional[float], kind: str,
+              clock: Clock = time.monotonic) -> "Deadline":
+        """The deadline ``seconds`` from now (never when ``seconds`` is None)."""
+        at = None if seconds is None else clock() + seconds
+        return cls(at, kind, seconds, clock)
+
+    def remaining(self) -> float:
+        """Seconds left (``inf`` when there is no deadline; negative once passed)."""
+        return float("inf") if self.at is None else self.at - self.clock()
+
+    def expired(self) -> bool:
+        """True once the deadline has passed."""
+        return self.remaining() <= 0
+
+    def describe(self) -> str:
+        """``"the request deadline of 10 s"`` (the length when known)."""
+        length = f" of {self.seconds:g} s" if self.seconds is not None else ""
+        return f"the {self.kind} deadline{length}"
+
+    def earliest(self, other: Optional["Deadline"]) -> "Deadline":
+        """The earlier of two deadlines."""
+        if other is None or other.at is None:
+            return self
+        if self.at is None or other.at < self.at:
+            return other
+        return self
+
+    def exceeded(self, item: str, url: str, reason: str, attempts: int) -> DeadlineExceeded:
+        """The error saying this deadline passed (:class:`RunDeadlineExceeded` for a run)."""
+        error = RunDeadlineExceeded if self.kind == "run" else DeadlineExceeded
+        return error(item, url, reason, attempts, self.kind, self.seconds)
+
+
+NO_DEADLINE = Deadline()
 
 
 class RateLimiter:
@@ -142,7 +245,8 @@ def parse_retry_after(value: Optional[str], now: Optional[datetime] = None) -> O
 
 def retry_call(action: Callable[[], Result], item: str, url: str, policy: RetryPolicy,
                classify: Callable[[Exception, int], TransientFailure],
-               sleep: Sleep, rng: random.Random) -> Result:
+               sleep: Sleep, rng: random.Random,
+               deadline: Deadline = NO_DEADLINE) -> Result:
     """Run ``action`` until it succeeds, with back-off between failed attempts.
 
     Parameters
@@ -160,6 +264,8 @@ def retry_call(action: Callable[[], Result], item: str, url: str, policy: RetryP
     sleep : callable
     rng : random.Random
         Jitter source.
+    deadline : Deadline
+        No attempt starts after it, and no back-off wait would end after it.
 
     Returns
     -------
@@ -170,6 +276,8 @@ def retry_call(action: Callable[[], Result], item: str, url: str, policy: RetryP
     DownloadError
         A permanent failure, or ``policy.max_attempts`` transient ones (the
         message gives the last reason).
+    DeadlineExceeded
+        The deadline passed (:class:`RunDeadlineExceeded` for the run's).
 
     Examples
     --------
@@ -185,6 +293,8 @@ def retry_call(action: Callable[[], Result], item: str, url: str, policy: RetryP
     """
     last: Optional[TransientFailure] = None
     for attempt in range(1, policy.max_attempts + 1):
+        if deadline.expired():
+            raise deadline.exceeded(item, url, str(last or "not started"), attempt - 1)
         try:
             return action()
         except TransientFailure as failure:
@@ -195,6 +305,8 @@ def retry_call(action: Callable[[], Result], item: str, url: str, policy: RetryP
             last = classify(exc, attempt)
         if attempt < policy.max_attempts:
             delay = policy.delay(attempt, last, rng)
+            if delay >= deadline.remaining():
+                raise deadline.exceeded(item, url, str(last), attempt)
             logger.warning("%s: attempt %d/%d failed (%s); retrying in %.2f s", item, attempt,
                            policy.max_attempts, last, delay)
             sleep(delay)

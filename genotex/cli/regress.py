@@ -28,8 +28,8 @@ from tools.statistics.models import model_names
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
-from utils.problems import (Problem, enumerate_problems, load_task_info, normalize_trait,
-                            parse_problem)
+from utils.problems import (Problem, TraitNameError, enumerate_problems, load_task_info,
+                            normalize_trait, parse_problem)
 
 logger = logging.getLogger("regress")
 
@@ -126,7 +126,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                       else paths.preprocess)
         regress = Path(args.regress_dir).resolve() if args.regress_dir else paths.regress
         check_inputs(problems, preprocess)
-    except (InputFileError, UsageError) as exc:
+    except (InputFileError, UsageError, TraitNameError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     settings = RunSettings(preprocess, regress, paths.task_info, args.force,

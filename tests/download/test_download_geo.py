@@ -14,8 +14,9 @@ from tests.fake_download_server import FakeHub
 from download import download_geo
 from download.eutils import DATASET_TYPES, EutilsClient, EutilsSettings, GdsQuery
 from download.fetch import HttpClient, RetryPolicy
-from download.geo import (PLAN_NAME, SizeRules, load_plans, matrix_file_names, plan_trait,
-                          plan_units, series_url)
+from download.geo import (PLAN_NAME, SizeRules, is_series_accession, load_plans,
+                          matrix_file_names, plan_trait, plan_units, series_from_summaries,
+                          series_url)
 from download.manifest import generate_manifest, validate_manifest
 
 KIB = 1024
@@ -293,3 +294,76 @@ def test_unresolvable_host_stops_the_run_at_once_with_one_message(tmp_path, caps
     assert len(errors) == 1
     assert "host name 'eutils.genotex-test.invalid' does not resolve" in errors[0]
     assert not (tmp_path / "in").exists()
+
+
+# ---------------------------------------------------------------------------
+# Untrusted answers: accessions, one bad series, traits (issue 14)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("accession", ["GSE100300\n", "GSE\u0661\u0660\u0660", " GSE1",
+                                       "GSE1 ", "GSE", "gse1", "GSE1x"])
+def test_only_gse_and_ascii_digits_are_accessions(accession):
+    assert not is_series_accession(accession)
+    assert list(series_from_summaries([{"accession": accession, "entrytype": "GSE"}])) == []
+    with pytest.raises(ValueError):
+        series_url("b/", accession)
+
+
+def test_summaries_fall_back_to_ascii_gse_numbers_only():
+    docs = [{"accession": "x", "gse": "\u0663\u0664", "entrytype": "GSE"},
+            {"accession": "y", "gse": "34", "entrytype": "GSE", "n_samples": "\u0664\u0660"},
+            {"accession": "GSE35", "entrytype": "GSE", "n_samples": 40}]
+    assert list(series_from_summaries(docs)) == [("GSE34", None), ("GSE35", 40)]
+
+
+def add_bad_summaries(geo: FakeGeo) -> None:
+    """esummary also answers a newline accession and one in Arabic-Indic digits first."""
+    good = geo.esummary
+
+    def esummary(query):
+        status, headers, body = good(query)
+        data = json.loads(body)
+        data["result"]["uids"] = ["1", "2"] + data["result"]["uids"]
+        data["result"]["1"] = {"accession": "GSE100300\n", "entrytype": "GSE"}
+        data["result"]["2"] = {"accession": "GSE\u0661\u0662", "entrytype": "GSE"}
+        return status, headers, json.dumps(data).encode()
+
+    def esearch(query):
+        status, headers, body = FakeGeo.esearch(geo, query)
+        data = json.loads(body)
+        data["esearchresult"]["idlist"] = ["1", "2"] + data["esearchresult"]["idlist"]
+        return status, headers, json.dumps(data).encode()
+
+    geo.hub.add_route("/eutils/esummary.fcgi", esummary)
+    geo.hub.add_route("/eutils/esearch.fcgi", esearch)
+
+
+def test_a_trait_plan_goes_on_past_bad_items(geo):
+    add_bad_summaries(geo)
+    geo.hub.fail("/geo/series/GSE1nnn/GSE1003/matrix/", *["500"] * 4)  # listing fails
+    eutils, http = clients(geo.hub)
+    plan = plan_trait("Asthma", eutils, http, geo.hub.base_url + "/geo/", rules=RULES)
+    assert [s.accession for s in plan.series] == ["GSE1001", "GSE1006", "GSE1007"]
+    assert list(plan.failed) == ["GSE1003"] and "HTTP 500" in plan.failed["GSE1003"]
+    requested = {path for _, path, _ in geo.hub.log}
+    assert not any("\u0661" in p or "GSE100300" in p for p in requested)
+
+
+def test_cli_reports_a_failed_series_and_plans_the_trait_again(geo, tmp_path, capsys):
+    geo.hub.fail("/geo/series/GSE1nnn/GSE1003/matrix/", *["500"] * 2)
+    assert download_geo.main(cli_args(geo, tmp_path, "--retries", "2")) == 1
+    out = capsys.readouterr().out
+    assert "Asthma: 3 series (GSE1001, GSE1006, GSE1007); 3 passed over; 1 could not be " \
+           "checked" in out
+    assert "FAILED Asthma: GSE1003 matrix listing: could not fetch" in out
+    assert (tmp_path / "input" / "GEO" / "Asthma" / "GSE1007").is_dir()  # the rest went on
+    searches = len(geo.terms)
+    assert download_geo.main(cli_args(geo, tmp_path)) == 0  # planned again: GSE1003 is back
+    assert len(geo.terms) == searches + 1
+    assert "Asthma: 3 series (GSE1001, GSE1003, GSE1006)" in capsys.readouterr().out
+
+
+def test_a_trait_name_with_a_path_is_refused(tmp_path, capsys):
+    code = download_geo.main(["--traits", "../../x", "--input-dir", str(tmp_path / "in"),
+                              "--no-progress"])
+    assert code == 2
+    assert "trait name '../../x' cannot name a folder" in capsys.readouterr().err

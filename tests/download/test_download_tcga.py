@@ -197,3 +197,27 @@ def test_killed_run_resumes_and_finishes(tmp_path):
     assert tree(folder) == expected
     assert resumed and int(resumed[0][6:-1]) > 100_000, (killed_part, resumed)
     assert list((tmp_path / "state").iterdir()) == []
+
+
+def test_an_html_page_for_the_clinical_matrix_is_a_failure(tmp_path, capsys):
+    """Served with status 200 (and no Content-Type) by the hub: never installed, exit 1."""
+    page = b"<!DOCTYPE html>\n<html><head><title>Error</title></head></html>\n"
+    with FakeHub() as hub:
+        serve_cohort(hub, "LUAD")
+        hub.add_file("/download/TCGA.LUAD.sampleMap/LUAD_clinicalMatrix", page)
+        code = download_tcga.main(args(hub, tmp_path, "--cohorts", "LUAD", "--retries", "2"))
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "0 downloaded" in out and "1 failed" in out
+    assert "verification failed: an HTML or XML page" in out
+    assert not (tmp_path / "input" / "TCGA").exists()
+
+
+def test_deadline_flags_reach_the_policy(tmp_path):
+    from download.cli import retry_policy_from_args
+    parsed = download_tcga.build_parser().parse_args(
+        ["--request-deadline", "5", "--transfer-deadline", "0", "--min-speed", "10",
+         "--max-file-mb", "2"])
+    policy = retry_policy_from_args(parsed)
+    assert policy.request_deadline == 5.0 and policy.transfer_deadline is None
+    assert policy.min_speed == 10.0 and policy.max_body_bytes == 2 * 1024 * 1024

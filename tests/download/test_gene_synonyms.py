@@ -215,3 +215,50 @@ def test_failed_write_leaves_previous_maps_untouched(tmp_path: Path, monkeypatch
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(os.listdir(out)) == ["gene_ensembl.json", "gene_entrez.json",
                                        "gene_synonym.json"]
+
+
+# ---------------------------------------------------------------------------
+# Shifted headers, cut files, wrong formats (issue 14)
+# ---------------------------------------------------------------------------
+ROWS = [gene_row(1, "A1BG", "A1B|ABG"), gene_row(2, "A2M", "A2MD"), gene_row(3, "NAT1")]
+
+
+def gene_info_text(rows=ROWS, header=HEADER) -> str:
+    return "\n".join([header, *rows]) + "\n"
+
+
+@pytest.mark.parametrize("text, problem, line", [
+    # a column name missing in the middle: every later column would shift
+    (gene_info_text(header=HEADER.replace("LocusTag\t", "")),
+     "gene_info row has 16 fields, expected 15", 2),
+    # cut in the middle of the last row, at a field boundary or inside a field
+    (gene_info_text()[:-40], "gene_info row has [0-9]+ fields, expected 16", 4),
+    (gene_info_text()[:-1], "the file ends in the middle of this line", 4),
+    (gene_info_text(rows=[gene_row(1, "A1BG", tax="10090")]), "no human gene", None),
+])
+def test_gene_info_shape_problems_are_named(tmp_path: Path, text, problem, line):
+    path = tmp_path / "Homo_sapiens.gene_info"
+    path.write_text(text)
+    with pytest.raises(InputFileError, match=problem) as info:
+        read_gene_info(path)
+    assert str(info.value).startswith(f"{path}:{line}: " if line else f"{path}: ")
+
+
+@pytest.mark.parametrize("data, problem", [
+    (bytes(range(256)) * 4, "binary data, not text"),
+    (gene_info_text().encode("utf-16"), "UTF-16 text"),
+    (b"<html><body>gene_info moved</body></html>\n", "an HTML or XML page"),
+])
+def test_binary_or_utf16_gene_info_names_the_file(tmp_path: Path, data, problem):
+    """These used to raise a bare UnicodeDecodeError."""
+    path = tmp_path / "Homo_sapiens.gene_info.gz"
+    path.write_bytes(gzip.compress(data))
+    with pytest.raises(InputFileError, match=problem) as info:
+        read_gene_info(path)
+    assert str(info.value).startswith(str(path))
+
+
+def test_a_bom_prefixed_gene_info_keeps_its_first_column(tmp_path: Path):
+    path = tmp_path / "gi"
+    path.write_bytes(b"\xef\xbb\xbf" + gene_info_text().encode())
+    assert list(read_gene_info(path)["GeneID"]) == ["1", "2", "3"]

@@ -90,3 +90,16 @@ def test_cli_script_runs_from_any_directory(tmp_path):
                             cwd=tmp_path, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "3 files" in result.stdout
+
+
+def test_cli_validate_of_a_malformed_manifest_is_one_clean_error(tmp_path, capsys):
+    make_tree(tmp_path / "input")
+    manifest = tmp_path / "m.sha256"
+    manifest.write_text("a" * 64 + "  ok.txt\nnot a line\n")
+    code = mf.main(["--validate", "--input-dir", str(tmp_path / "input"), "--manifest",
+                    str(manifest), "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.err.strip() == f"error: {manifest}:2: expected '<sha256>  <path>'"
+    assert "Traceback" not in captured.err + captured.out
+

@@ -250,3 +250,54 @@ def test_a_killed_lock_holder_does_not_block_the_next_writer(tmp_path, lock_fold
     holder.join(60)
     with locked(path, timeout=60):
         pass
+
+
+# ---------------------------------------------------------------------------
+# Untrusted inputs: file kinds, size caps, formats (issue 14)
+# ---------------------------------------------------------------------------
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+@pytest.mark.parametrize("reader", [utils.io.open_binary, read_text, read_json])
+def test_a_fifo_is_refused_without_blocking(tmp_path, reader):
+    """Opening a FIFO for reading waits for a writer forever: it is never opened."""
+    fifo = tmp_path / "GSE1_series_matrix.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(InputFileError, match="is a FIFO \\(named pipe\\), not a regular file"):
+        reader(fifo)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_device_is_refused():
+    with pytest.raises(InputFileError, match="/dev/zero: is a character device"):
+        read_text("/dev/zero")  # would stream zeros without end
+
+
+def test_a_gzip_bomb_stops_at_the_decompressed_cap(tmp_path):
+    bomb = tmp_path / "bomb.txt.gz"
+    bomb.write_bytes(gzip.compress(b"0\t" * 500_000))  # 1 MB of text in ~1 kB
+    with utils.io.open_binary(bomb, max_bytes=100_000) as handle:
+        with pytest.raises(InputFileError, match="bomb.txt.gz: more than 100000 bytes once "
+                                                 "decompressed.*offset 100000"):
+            while handle.read(4096):
+                pass
+    with pytest.raises(InputFileError, match="more than 100000 bytes"):
+        utils.io.open_binary(bomb, max_bytes=100_000).read()
+
+
+def test_a_plain_file_over_the_cap_is_refused_at_once(tmp_path):
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"x" * 1001)
+    with pytest.raises(InputFileError, match="big.txt: file of 1001 bytes, more than the "
+                                             "limit of 1000"):
+        utils.io.open_binary(path, max_bytes=1000)
+
+
+def test_text_readers_skip_a_utf8_bom_and_refuse_utf16(tmp_path):
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps({"a": 1}).encode())
+    assert read_json(bom) == {"a": 1}
+    with open_text(bom) as handle:
+        assert handle.read() == '{"a": 1}'
+    wide = tmp_path / "wide.json"
+    wide.write_text(json.dumps({"a": 1}), encoding="utf-16")
+    with pytest.raises(InputFileError, match="wide.json:1: UTF-16 text"):
+        read_json(wide)

@@ -8,8 +8,9 @@ import pytest
 
 from tests.conftest import shared_file
 from utils.errors import InputFileError
-from utils.problems import (ONE_STEP, TWO_STEP, UNCONDITIONAL, Problem, enumerate_problems,
-                            load_task_info, normalize_trait, parse_problem, result_file_name)
+from utils.problems import (ONE_STEP, TWO_STEP, UNCONDITIONAL, Problem, TraitNameError,
+                            enumerate_problems, load_task_info, normalize_trait, parse_problem,
+                            result_file_name)
 from utils.utils import get_question_pairs
 
 
@@ -55,3 +56,12 @@ def test_real_problem_set_has_1384_problems():
     assert len(pairs) == 1384
     assert sum(1 for _, c in pairs if c is None) == 132
     assert pairs[0] == ("Acute_Myeloid_Leukemia", None)
+
+
+@pytest.mark.parametrize("raw", ["../../x", "a/b", "a\\b", "..", ".", "", "   ", "x\x00y",
+                                 "GSE1/../..", "/etc"])
+def test_a_trait_name_that_cannot_be_a_folder_is_refused(raw):
+    """Refused rather than cleaned: '../../x' stripped to 'x' would name another trait."""
+    with pytest.raises(TraitNameError, match="cannot name a folder"):
+        normalize_trait(raw)
+    assert issubclass(TraitNameError, ValueError)

@@ -264,17 +264,27 @@ def sample_columns(clinical_df: pd.DataFrame) -> List[Any]:
     return [c for c in clinical_df.columns if c != ROW_TAG_COLUMN]
 
 
+class ConverterError(ValueError):
+    """A converter failed, or returned something that is not a finite number or None."""
+
+
 def _to_number(result: Any, feature: str, cell: Any, sample: Any) -> float:
+    """The converter's result as a float; NaN for None (or NaN)."""
     if result is None:
         return math.nan
     if isinstance(result, bool):
         return float(result)
     try:
-        return float(result)
+        number = float(result)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"converter for {feature!r} returned {result!r} for sample "
-                         f"{sample} (cell {cell!r}); converters must return a "
-                         "number or None") from exc
+        raise ConverterError(f"converter for {feature!r} returned {result!r} for sample "
+                             f"{sample} (cell {cell!r}); converters must return a "
+                             "number or None") from exc
+    if math.isinf(number):
+        raise ConverterError(f"converter for {feature!r} returned {result!r} for sample "
+                             f"{sample} (cell {cell!r}); converters must return a finite "
+                             "number or None")
+    return number
 
 
 def get_feature_data(clinical_df: pd.DataFrame, row_id: Any, feature: str,
@@ -301,8 +311,9 @@ def get_feature_data(clinical_df: pd.DataFrame, row_id: Any, feature: str,
     ------
     KeyError
         When ``row_id`` is not a row of the table.
-    ValueError
-        When the converter returns something that is not a number or ``None``.
+    ConverterError
+        (a ``ValueError``) When the converter fails, or returns something that is
+        not a finite number or ``None`` (``inf`` is refused; NaN counts as missing).
     """
     if row_id not in clinical_df.index:
         raise KeyError(f"row {row_id!r} is not in the characteristics table "
@@ -317,8 +328,8 @@ def get_feature_data(clinical_df: pd.DataFrame, row_id: Any, feature: str,
         try:
             result = convert_fn(cell)
         except Exception as exc:
-            raise ValueError(f"converter for {feature!r} failed on sample {sample} "
-                             f"(row {row_id}, cell {cell!r}): {exc}") from exc
+            raise ConverterError(f"converter for {feature!r} failed on sample {sample} "
+                                 f"(row {row_id}, cell {cell!r}): {exc}") from exc
         values.append(_to_number(result, feature, cell, sample))
     return pd.DataFrame([values], index=[feature], columns=samples, dtype="float64")
 

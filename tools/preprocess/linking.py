@@ -4,7 +4,9 @@ Linked table: samples (rows) x ``[<Trait>, Age?, Gender?, genes...]``; only
 samples present in both tables (inner join), in the clinical table's order.
 
 Missing values, in this order (thresholds are "more than 20 %", so a gene
-missing in exactly 20 % of the samples is kept):
+missing in exactly 20 % of the samples is kept; an infinite value, ``inf`` or
+``-inf``, is missing too: it carries no usable measurement and would poison every
+mean and fit):
 
 1. drop samples whose trait is missing;
 2. drop genes missing in more than 20 % of the remaining samples;
@@ -120,6 +122,21 @@ def _fill_covariates(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def _infinities_as_missing(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with ``inf`` / ``-inf`` of its numeric columns replaced by NaN (logged)."""
+    numeric = [c for c, dtype in df.dtypes.items() if dtype.kind == "f"]
+    if not numeric:
+        return df
+    infinite = np.isinf(df[numeric].to_numpy(dtype="float64"))
+    n_infinite = int(infinite.sum())
+    if not n_infinite:
+        return df
+    logger.warning("%d infinite clinical values read as missing", n_infinite)
+    df = df.copy()
+    df[numeric] = df[numeric].mask(np.isinf(df[numeric]))
+    return df
+
+
 def handle_missing_values(df: pd.DataFrame, trait_col: str,
                           max_missing: float = MAX_MISSING_FRACTION) -> pd.DataFrame:
     """Drop and fill missing values of a linked table (SPEC 4.6 order).
@@ -139,19 +156,23 @@ def handle_missing_values(df: pd.DataFrame, trait_col: str,
     DataFrame
         A new table without missing values, columns ``[trait, Age?, Gender?,
         genes...]``; it has no gene columns when none survived (a warning is
-        logged; the cohort is then not usable).
+        logged; the cohort is then not usable). Infinite values (``inf``,
+        ``-inf``) count as missing, in every column: a sample with an infinite
+        trait is dropped, an infinite gene value or Age is dropped or filled
+        like NaN.
     """
     if trait_col not in df.columns:
         raise KeyError(f"trait column {trait_col!r} not in the linked table")
     is_gene = ~df.columns.isin(non_gene_columns(trait_col))
     genes = list(df.columns[is_gene])
-    has_trait = df[trait_col].notna().to_numpy()
-    clinical = df.loc[has_trait, list(df.columns[~is_gene])]
+    clinical_all = _infinities_as_missing(df.loc[:, list(df.columns[~is_gene])])
+    has_trait = clinical_all[trait_col].notna().to_numpy()
+    clinical = clinical_all.loc[has_trait]
     # Gene values as one float matrix: wide DataFrame column operations are slow.
     values = df.iloc[:, is_gene].to_numpy(dtype="float64")
     if not has_trait.all():
         values = values[has_trait]
-    missing = np.isnan(values)
+    missing = ~np.isfinite(values)  # NaN, inf and -inf
     n_samples = len(clinical)
     keep = ~_exceeds(missing.sum(axis=0), n_samples, max_missing)
     if not keep.all():
@@ -162,9 +183,12 @@ def handle_missing_values(df: pd.DataFrame, trait_col: str,
         if not rows.all():
             values, missing, clinical = values[rows], missing[rows], clinical.loc[rows]
         counts = len(values) - missing.sum(axis=0)
+        any_missing = missing.any()
+        if any_missing:  # zeros in their place: the sums are those of np.nansum
+            values = np.where(missing, 0.0, values)
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = np.nansum(values, axis=0) / counts
-        if missing.any():
+            means = values.sum(axis=0) / counts
+        if any_missing:
             values = np.where(missing, means, values)
         # A gene whose only values were in dropped samples has no mean: drop it.
         filled = (counts > 0) | (len(values) == 0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Sequence
@@ -24,9 +25,11 @@ from typing import Dict, Mapping, Optional, Sequence
 import pandas as pd
 
 from tools.preprocess.gene_mapping import symbols_per_value
-from tools.preprocess.table_stream import LineStream
+from tools.preprocess.table_stream import (LineStream, open_lines, row_problem,
+                                           unterminated_problem)
 from utils.errors import InputFileError, NoGeneDataError
-from utils.io import FALLBACK_ERRORS, PathLike, open_binary
+from utils.input_safety import ReadLimits
+from utils.io import FALLBACK_ERRORS, PathLike
 from utils.symbols import load_synonym_map, synonym_map_path
 
 logger = logging.getLogger(__name__)
@@ -52,24 +55,44 @@ def _block_id(line: str) -> str:
     return line.partition("=")[2].strip()
 
 
-def _read_platform_table(stream: LineStream, path: Path, platform_id: str) -> pd.DataFrame:
+def _table_header(stream: LineStream, path: Path, platform_id: str) -> Optional[bytes]:
+    """The table's header line (not consumed); a marker line in its place is refused."""
     header = stream.peek_line_bytes()
+    if header is not None and header.startswith(b"!") \
+            and not header.startswith(TABLE_END.encode("ascii")):
+        text = header[:40].decode("ascii", "replace")
+        raise InputFileError(path, f"platform {platform_id}: expected the annotation table "
+                             f"header after '{TABLE_BEGIN}', found {text!r} (a repeated "
+                             "marker: damaged file?)", line=stream.line_no + 1)
+    return header
+
+
+def _read_platform_table(stream: LineStream, path: Path, platform_id: str) -> pd.DataFrame:
+    header = _table_header(stream, path, platform_id)
+    header_line = stream.line_no + 1
     n_fields = header.count(b"\t") + 1 if header and header.strip() else None
-    section = stream.section(TABLE_END, n_fields=n_fields, allow_short=True)
+    section = stream.section(TABLE_END, n_fields=n_fields, allow_short=True,
+                             stray_markers=(TABLE_BEGIN,))
+    what = f"platform {platform_id} annotation row"
     try:
-        table = pd.read_csv(section, sep="\t", header=0, dtype=str, keep_default_na=False,
-                            na_values=MISSING_TEXTS, quoting=csv.QUOTE_NONE,
-                            encoding="utf-8", encoding_errors=FALLBACK_ERRORS,
-                            engine="c", skip_blank_lines=True)
+        with warnings.catch_warnings():  # a row longer than the header: reported below
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            table = pd.read_csv(section, sep="\t", header=0, dtype=str,
+                                keep_default_na=False, na_values=MISSING_TEXTS,
+                                quoting=csv.QUOTE_NONE, index_col=False, encoding="utf-8",
+                                encoding_errors=FALLBACK_ERRORS, engine="c",
+                                skip_blank_lines=True)
     except pd.errors.EmptyDataError:
         table = pd.DataFrame()
     except pd.errors.ParserError as exc:
-        bad = section.bad_row
-        line = bad[0] if bad else section.first_line
-        found = f" has {bad[1]} fields, expected at most {n_fields}" if bad else ""
-        raise InputFileError(path, f"platform {platform_id} annotation row{found} "
-                             f"({exc})", line=line) from exc
+        problem = row_problem(path, section, what, n_fields or 0, header_line,
+                              allow_short=True)
+        raise problem or InputFileError(path, f"{what} ({exc})",
+                                        line=section.first_line) from exc
     section.drain()
+    problem = row_problem(path, section, what, n_fields or 0, header_line, allow_short=True)
+    if problem is not None:
+        raise problem
     if not section.found_end:
         raise InputFileError(path, f"platform {platform_id}: missing '{TABLE_END}' "
                              "(file truncated?)", line=stream.line_no)
@@ -96,6 +119,11 @@ def _platform_tables(stream: LineStream, path: Path,
                 tables.setdefault(current, _empty_annotation(path, current))
         elif current is not None and line.startswith(TABLE_BEGIN):
             tables[current] = _read_platform_table(stream, path, current)
+        elif current is not None and line.strip() and not line.startswith(("!", "#")):
+            raise InputFileError(path, f"platform {current}: a line outside the annotation "
+                                 "table that is not a SOFT line ('^', '!', '#'): an end "
+                                 "marker inside the table, or a damaged file?",
+                                 line=stream.line_no)
     if not saw_text:
         raise InputFileError(path, "empty file, expected a SOFT file")
     if not tables:
@@ -104,8 +132,8 @@ def _platform_tables(stream: LineStream, path: Path,
     return tables
 
 
-def read_platform_annotations(file_path: PathLike,
-                              scan_whole_file: bool = False) -> Dict[str, pd.DataFrame]:
+def read_platform_annotations(file_path: PathLike, scan_whole_file: bool = False, *,
+                              limits: Optional[ReadLimits] = None) -> Dict[str, pd.DataFrame]:
     """Every platform annotation table of a family or platform SOFT file.
 
     Parameters
@@ -117,6 +145,9 @@ def read_platform_annotations(file_path: PathLike,
         block, so by default reading stops at the first ``^SAMPLE`` line once
         a platform was seen (sample tables can be hundreds of MB). Set True
         to scan to the end anyway.
+    limits : ReadLimits, optional
+        Line-length and size caps (default
+        :data:`utils.input_safety.DEFAULT_LIMITS`).
 
     Returns
     -------
@@ -129,7 +160,9 @@ def read_platform_annotations(file_path: PathLike,
     ------
     InputFileError
         Empty or truncated file, no ``^PLATFORM`` block, an unclosed table,
-        or a row with more fields than the table header.
+        a repeated ``!platform_table_begin``, a row with more fields than the
+        table header, UTF-16, binary or HTML content, a line or a file over
+        the caps.
 
     Examples
     --------
@@ -145,8 +178,8 @@ def read_platform_annotations(file_path: PathLike,
     >>> folder.cleanup()
     """
     path = Path(file_path)
-    with open_binary(path) as handle:
-        return _platform_tables(LineStream(handle, path), path, scan_whole_file)
+    with open_lines(path, limits) as stream:
+        return _platform_tables(stream, path, scan_whole_file)
 
 
 def _empty_annotation(path: Path, platform_id: str) -> pd.DataFrame:
@@ -165,15 +198,36 @@ def _skip_blank_lines(stream: LineStream) -> Optional[bytes]:
 
 
 def _read_plain_table(stream: LineStream, path: Path) -> pd.DataFrame:
-    """A delimited probe -> symbol table (not SOFT), e.g. a derived id2symbol map."""
+    """A delimited probe -> symbol table (not SOFT), e.g. a derived id2symbol map.
+
+    Rows may lack trailing cells but never have more fields than the header
+    (tab-separated: checked as the rows go by; comma-separated, where quoted
+    cells may hold commas: by the parser); the last row must end with a line
+    ending.
+    """
     first = _skip_blank_lines(stream) or b""
     sep = "\t" if b"\t" in first else ","
+    n_fields = first.count(b"\t") + 1 if sep == "\t" else None
+    header_line = stream.line_no + 1
+    section = stream.section(None, n_fields=n_fields, allow_short=True)
     try:
-        table = pd.read_csv(stream.section(None), sep=sep, dtype=str, keep_default_na=False,
-                            na_values=["", "NA"], encoding="utf-8",
-                            encoding_errors=FALLBACK_ERRORS)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InputFileError(path, f"cannot read annotation table ({exc})") from exc
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            table = pd.read_csv(section, sep=sep, dtype=str, keep_default_na=False,
+                                na_values=["", "NA"], index_col=False, encoding="utf-8",
+                                encoding_errors=FALLBACK_ERRORS)
+    except (pd.errors.ParserError, pd.errors.ParserWarning,
+            pd.errors.EmptyDataError) as exc:
+        problem = row_problem(path, section, "annotation table row", n_fields or 0,
+                              header_line, allow_short=True)
+        raise problem or InputFileError(path, f"cannot read annotation table ({exc})") \
+            from exc
+    section.drain()
+    problem = (row_problem(path, section, "annotation table row", n_fields or 0,
+                           header_line, allow_short=True)
+               or unterminated_problem(path, section))
+    if problem is not None:
+        raise problem
     unnamed = [c for c in table.columns if str(c).startswith("Unnamed:") or c == ""]
     table = table.drop(columns=unnamed)
     table.attrs.update({"source_path": str(path), "platform_id": None})
@@ -186,7 +240,8 @@ def _is_soft_text(first_line: Optional[bytes]) -> bool:
 
 
 def get_gene_annotation(file_path: PathLike,
-                        prefixes: Sequence[str] = ['^', '!', '#']) -> pd.DataFrame:
+                        prefixes: Sequence[str] = ['^', '!', '#'], *,
+                        limits: Optional[ReadLimits] = None) -> pd.DataFrame:
     """The platform annotation table of a SOFT file (Appendix A).
 
     Parameters
@@ -198,6 +253,9 @@ def get_gene_annotation(file_path: PathLike,
     prefixes : sequence of str
         Kept for compatibility: the table is located by its begin/end markers,
         so sample tables and header lines are never read whatever the prefixes.
+    limits : ReadLimits, optional
+        Line-length and size caps (default
+        :data:`utils.input_safety.DEFAULT_LIMITS`).
 
     Returns
     -------
@@ -215,8 +273,7 @@ def get_gene_annotation(file_path: PathLike,
     """
     del prefixes  # the markers, not line prefixes, delimit the annotation
     path = Path(file_path)
-    with open_binary(path) as handle:
-        stream = LineStream(handle, path)
+    with open_lines(path, limits) as stream:
         if not _is_soft_text(_skip_blank_lines(stream)):
             table = _read_plain_table(stream, path)
             if table.empty:

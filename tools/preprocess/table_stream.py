@@ -10,7 +10,13 @@ parsed by pandas' C reader straight from the (possibly gzipped) stream and
 never materialised as Python lists of lines.
 
 The section checks the width of every row as the bytes go by, so a bad row
-is named without reading the file a second time.
+is named without reading the file a second time; it also notices a stray
+begin marker inside a table and a last line cut short (no line ending).
+
+Work is linear in the file size whatever the line lengths: a line that spans
+many read chunks is gathered once, not re-copied at every chunk, and a line
+longer than ``max_line_bytes`` (:data:`utils.input_safety.MAX_LINE_BYTES`)
+raises :class:`utils.errors.InputFileError` naming the file and the line.
 
 Bytes are handed over undecoded; decoding (UTF-8 with a per-byte latin-1
 fallback, see :mod:`utils.io`) happens in the consumer.
@@ -32,13 +38,88 @@ b'id\tx\n1\t2\n3\n'
 
 from __future__ import annotations
 
+import contextlib
 import io
 from itertools import repeat
-from typing import IO, List, Optional, Tuple
+from typing import IO, Iterator, List, Optional, Sequence, Tuple
 
-from utils.io import PathLike, decode_text
+from utils.errors import InputFileError
+from utils.input_safety import DEFAULT_LIMITS, MAX_LINE_BYTES, ReadLimits
+from utils.io import PathLike, decode_text, open_text_bytes
 
 DEFAULT_CHUNK_SIZE = 1 << 20
+
+
+@contextlib.contextmanager
+def open_lines(path: PathLike, limits: Optional[ReadLimits] = None) -> Iterator["LineStream"]:
+    """A :class:`LineStream` over a text file (gzip or plain), its format checked first.
+
+    The file is opened with :func:`utils.io.open_text_bytes` (regular files only,
+    a UTF-8 byte-order mark skipped; UTF-16, binary data and HTML pages refused)
+    and read under ``limits`` (line length, decompressed size). Running out of
+    memory while the file is read raises :class:`InputFileError` naming it.
+
+    Parameters
+    ----------
+    path : path-like
+    limits : ReadLimits, optional
+        Default :data:`utils.input_safety.DEFAULT_LIMITS`.
+    """
+    limits = limits or DEFAULT_LIMITS
+    with open_text_bytes(path, limits) as handle:
+        stream = LineStream(handle, path, max_line_bytes=limits.max_line_bytes)
+        try:
+            yield stream
+        except MemoryError:
+            raise InputFileError(path, "not enough memory to read the file (stopped after "
+                                 f"line {stream.line_no})") from None
+
+
+def row_problem(path: PathLike, section: "TableSection", what: str, n_fields: int,
+                header_line: Optional[int] = None,
+                allow_short: bool = False) -> Optional[InputFileError]:
+    """The error for the first stray marker or wrong-width row of a read section, if any.
+
+    Parameters
+    ----------
+    path : path-like
+    section : TableSection
+        Read (at least as far as the parser went).
+    what : str
+        What a row is, for the message (``"expression table row"``).
+    n_fields : int
+        Fields of the table header.
+    header_line : int, optional
+        Line of the table header, named in the message.
+    allow_short : bool
+        Whether shorter rows were accepted ("expected at most").
+    """
+    stray, bad = section.stray_marker, section.bad_row
+    if stray is not None and (bad is None or stray[0] <= bad[0]):
+        return InputFileError(path, f"unexpected '{stray[1]}' line inside the table (a "
+                              "second table start: damaged or concatenated file?)",
+                              line=stray[0])
+    if bad is None:
+        return None
+    where = f" (as in the table header at line {header_line})" if header_line else ""
+    at_most = "at most " if allow_short else ""
+    return InputFileError(path, f"{what} has {bad[1]} fields, expected {at_most}{n_fields}"
+                          f"{where}", line=bad[0])
+
+
+def unterminated_problem(path: PathLike, section: "TableSection") -> Optional[InputFileError]:
+    """The error for a table that ends in the middle of a line (no final line ending)."""
+    if section.unterminated_line is None:
+        return None
+    return InputFileError(path, "the file ends in the middle of this line (no line ending "
+                          "after the last row): truncated?", line=section.unterminated_line)
+
+
+def line_too_long(path: PathLike, line: int, max_line_bytes: int) -> InputFileError:
+    """The error of a line longer than the cap."""
+    return InputFileError(path, f"line longer than {max_line_bytes} bytes (the limit of "
+                          "one line): not a line-oriented text file, or a damaged one",
+                          line=line)
 
 
 class LineStream:
@@ -47,11 +128,14 @@ class LineStream:
     Parameters
     ----------
     handle : binary file object
-        Already opened (e.g. by :func:`utils.io.open_binary`); not closed here.
+        Already opened (e.g. by :func:`utils.io.open_text_bytes`); not closed here.
     path : path-like
-        Used in error messages by callers.
+        Named in errors.
     chunk_size : int
         Bytes read from ``handle`` at a time.
+    max_line_bytes : int
+        Longest accepted line (bytes, line ending excluded); a longer one
+        raises :class:`InputFileError` with its line number.
 
     Attributes
     ----------
@@ -61,48 +145,88 @@ class LineStream:
     """
 
     def __init__(self, handle: IO[bytes], path: PathLike,
-                 chunk_size: int = DEFAULT_CHUNK_SIZE) -> None:
+                 chunk_size: int = DEFAULT_CHUNK_SIZE,
+                 max_line_bytes: int = MAX_LINE_BYTES) -> None:
         self.handle = handle
         self.path = path
         self.line_no = 0
+        self.max_line_bytes = max_line_bytes
         self._chunk_size = chunk_size
         self._buf = b""
         self._pos = 0
         self._eof = False
 
     # -- buffer management -------------------------------------------------
-    def _fill(self) -> bool:
-        """Append one chunk to the buffer; False at end of file."""
+    def _read_chunk(self) -> bytes:
         if self._eof:
-            return False
+            return b""
         chunk = self.handle.read(self._chunk_size)
         if not chunk:
             self._eof = True
+        return chunk
+
+    def _fill(self) -> bool:
+        """Append one chunk to the unread data; False at end of file."""
+        chunk = self._read_chunk()
+        if not chunk:
             return False
-        self._buf = self._buf[self._pos:] + chunk
+        if self._pos >= len(self._buf):
+            self._buf = chunk
+        else:
+            self._buf = self._buf[self._pos:] + chunk
         self._pos = 0
         return True
 
     def _available(self) -> int:
         return len(self._buf) - self._pos
 
+    def _fill_line(self) -> int:
+        """Read until the unread data holds a newline (or the file ends); its offset or -1.
+
+        The chunks are gathered in a list and joined once, so a long line costs
+        time linear in its length.
+        """
+        newline = self._buf.find(b"\n", self._pos)
+        if newline >= 0:
+            return newline
+        pieces = [self._buf[self._pos:]]
+        length = len(pieces[0])
+        while True:
+            if length > self.max_line_bytes:
+                raise line_too_long(self.path, self.line_no + 1, self.max_line_bytes)
+            chunk = self._read_chunk()
+            if not chunk:
+                break
+            pieces.append(chunk)
+            found = chunk.find(b"\n")
+            if found >= 0:
+                newline = length + found
+                break
+            length += len(chunk)
+        self._buf = b"".join(pieces)
+        self._pos = 0
+        return newline
+
+    def _line_end(self) -> Optional[int]:
+        """Buffer offset where the next line ends (its newline, or the end of the file);
+        None at the end of the file. The line's length is checked against the cap."""
+        newline = self._fill_line()
+        if newline < 0:
+            if self._available() == 0:
+                return None
+            newline = len(self._buf)
+        if newline - self._pos > self.max_line_bytes:
+            raise line_too_long(self.path, self.line_no + 1, self.max_line_bytes)
+        return newline
+
     # -- public API ---------------------------------------------------------
     def readline_bytes(self) -> Optional[bytes]:
         """Next line without its line ending, or None at end of file."""
-        searched = 0  # bytes of the unread part already searched for a newline
-        while True:
-            newline = self._buf.find(b"\n", self._pos + searched)
-            if newline >= 0:
-                line = self._buf[self._pos:newline]
-                self._pos = newline + 1
-                break
-            searched = self._available()
-            if not self._fill():
-                if searched == 0:
-                    return None
-                line = self._buf[self._pos:]
-                self._pos = len(self._buf)
-                break
+        end = self._line_end()
+        if end is None:
+            return None
+        line = self._buf[self._pos:end]
+        self._pos = min(end + 1, len(self._buf))
         self.line_no += 1
         return line[:-1] if line.endswith(b"\r") else line
 
@@ -113,14 +237,11 @@ class LineStream:
 
     def peek_line_bytes(self) -> Optional[bytes]:
         """The next line (without its line ending) without consuming it; None at end."""
-        while True:
-            newline = self._buf.find(b"\n", self._pos)
-            if newline >= 0:
-                line = self._buf[self._pos:newline]
-                return line[:-1] if line.endswith(b"\r") else line
-            if not self._fill():
-                line = self._buf[self._pos:]
-                return line if line else None
+        end = self._line_end()
+        if end is None:
+            return None
+        line = self._buf[self._pos:end]
+        return line[:-1] if line.endswith(b"\r") else line
 
     def startswith(self, prefix: bytes) -> bool:
         """True when the unread data starts with ``prefix`` (nothing consumed)."""
@@ -129,7 +250,8 @@ class LineStream:
         return self._buf.startswith(prefix, self._pos)
 
     def section(self, end_marker: Optional[str], n_fields: Optional[int] = None,
-                allow_short: bool = False) -> "TableSection":
+                allow_short: bool = False, sep: str = "\t",
+                stray_markers: Sequence[str] = ()) -> "TableSection":
         """A file-like view of the lines up to the line starting with ``end_marker``.
 
         The view is positioned at the current line; reading it to the end
@@ -138,7 +260,8 @@ class LineStream:
         ``n_fields``, rows are checked as they are read (see :class:`TableSection`).
         """
         return TableSection(self, None if end_marker is None
-                            else end_marker.encode("ascii"), n_fields, allow_short)
+                            else end_marker.encode("ascii"), n_fields, allow_short,
+                            sep=sep, stray_markers=stray_markers)
 
 
 class TableSection(io.RawIOBase):
@@ -151,10 +274,17 @@ class TableSection(io.RawIOBase):
     end_marker : bytes or None
         The section ends before the first line starting with it (None: end of file).
     n_fields : int, optional
-        Expected tab-separated fields per row; when given, every row read is
+        Expected ``sep``-separated fields per row; when given, every row read is
         checked and the first bad one is kept in :attr:`bad_row`.
     allow_short : bool
         Accept rows with fewer fields (missing trailing cells).
+    sep : str
+        Field separator counted by the width check (one character; quotes are
+        not interpreted).
+    stray_markers : sequence of str
+        Lines starting with one of these must not appear in the table (e.g. a
+        second begin marker); the first one is kept in :attr:`stray_marker`.
+        Checked with the widths (``n_fields`` given).
 
     Attributes
     ----------
@@ -168,10 +298,16 @@ class TableSection(io.RawIOBase):
         ``(line number, fields found)`` of the first non-blank row whose width
         is wrong, among the rows handed out so far (blank rows are ignored, as
         the parser skips them).
+    stray_marker : tuple of (int, str) or None
+        ``(line number, marker)`` of the first line starting with a stray marker.
+    unterminated_line : int or None
+        Once the section is read to the end of the file: the number of its last
+        line when that line has no line ending (a file cut short?).
     """
 
     def __init__(self, stream: LineStream, end_marker: Optional[bytes],
-                 n_fields: Optional[int] = None, allow_short: bool = False) -> None:
+                 n_fields: Optional[int] = None, allow_short: bool = False,
+                 sep: str = "\t", stray_markers: Sequence[str] = ()) -> None:
         super().__init__()
         self._stream = stream
         self._marker = end_marker
@@ -180,8 +316,13 @@ class TableSection(io.RawIOBase):
         self.found_end = False
         self.n_lines = 0
         self.bad_row: Optional[Tuple[int, int]] = None
-        self._rows = None if n_fields is None else _RowWidths(self.first_line, n_fields,
-                                                              allow_short)
+        self.stray_marker: Optional[Tuple[int, str]] = None
+        self.unterminated_line: Optional[int] = None
+        self._rows = None if n_fields is None else _RowWidths(
+            self.first_line, n_fields, allow_short, sep.encode("ascii"),
+            tuple(m.encode("ascii") for m in stray_markers))
+        self._lengths = _LineLengths(stream.path, self.first_line, stream.max_line_bytes)
+        self._last_byte = b"\n"
         self._done = False
         self._clean = 0  # unread bytes already known to hold no end marker
         if end_marker is not None and stream.startswith(end_marker):
@@ -193,26 +334,34 @@ class TableSection(io.RawIOBase):
     def _emit(self, end: int) -> bytes:
         stream = self._stream
         data = stream._buf[stream._pos:end]
+        if not data:
+            return data
+        lines = data.count(b"\n")
+        self._lengths.feed(data, lines)
         self._clean = max(0, self._clean - len(data))
         stream._pos = end
-        lines = data.count(b"\n")
         self.n_lines += lines
         stream.line_no += lines
+        self._last_byte = data[-1:]
         if self._rows is not None and self.bad_row is None:
             self.bad_row = self._rows.feed(data)
+            self.stray_marker = self.stray_marker or self._rows.stray
         return data
 
     def _set_done(self) -> None:
         self._done = True
         if self._rows is not None and self.bad_row is None:
             self.bad_row = self._rows.close()
+            self.stray_marker = self.stray_marker or self._rows.stray
+        if not self.found_end and self._last_byte != b"\n":
+            self.unterminated_line = self._stream.line_no + 1
 
     def _finish_at(self, marker_start: int) -> None:
         """Consume the end-marker line that starts at buffer offset ``marker_start``."""
         stream = self._stream
         stream._pos = marker_start
-        stream.readline_bytes()
         self.found_end = True
+        stream.readline_bytes()
         self._set_done()
 
     def _find_marker(self) -> int:
@@ -226,25 +375,33 @@ class TableSection(io.RawIOBase):
             self._clean = stream._available()
         return hit
 
-    def read(self, size: int = -1) -> bytes:
-        if self._done:
+    def read(self, size: Optional[int] = -1) -> bytes:
+        """Up to ``size`` bytes of the table (all of it for ``size < 0``); b"" at its end.
+
+        A read larger than a chunk may return fewer bytes than asked (what is
+        buffered), so the buffer never grows beyond about two chunks and no read
+        re-copies it more than once.
+        """
+        if size is None or size < 0:
+            return b"".join(iter(lambda: self.read(DEFAULT_CHUNK_SIZE), b""))
+        if self._done or size == 0:
             return b""
         stream = self._stream
-        want = size if size is not None and size >= 0 else 1 << 62
         keep = 0 if self._needle is None else len(self._needle) - 1
         while True:
             hit = self._find_marker()
             if hit >= 0:
-                end = min(hit + 1, stream._pos + want)
-                data = self._emit(end)
+                data = self._emit(min(hit + 1, stream._pos + size))
                 if stream._pos == hit + 1:
                     self._finish_at(hit + 1)
                 return data
             safe_end = len(stream._buf) - keep
-            if safe_end - stream._pos >= want:
-                return self._emit(stream._pos + want)
+            if safe_end - stream._pos >= size:
+                return self._emit(stream._pos + size)
+            if safe_end > stream._pos and size > stream._chunk_size:
+                return self._emit(safe_end)  # a huge read: never grow the buffer for it
             if not stream._fill():
-                data = self._emit(min(len(stream._buf), stream._pos + want))
+                data = self._emit(min(len(stream._buf), stream._pos + size))
                 if stream._available() == 0:
                     self._set_done()
                 return data
@@ -260,47 +417,98 @@ class TableSection(io.RawIOBase):
             pass
 
 
+class _LineLengths:
+    """Check the length of every line of blocks fed in order (internal).
+
+    A line can only exceed the cap by spanning blocks or within a block longer
+    than the cap, so a typical block costs two ``find`` calls.
+    """
+
+    def __init__(self, path: PathLike, first_line: int, max_line_bytes: int) -> None:
+        self._path = path
+        self._line = first_line  # file line number of the unfinished line
+        self._max = max_line_bytes
+        self._partial = 0  # bytes of the unfinished line seen so far
+
+    def feed(self, data: bytes, newlines: int) -> None:
+        """Check the lines of ``data``, which holds ``newlines`` line endings."""
+        first = data.find(b"\n")
+        if first < 0:
+            self._partial += len(data)
+            self._check(self._partial, 0)
+            return
+        self._check(self._partial + first, 0)
+        last = data.rfind(b"\n")
+        if len(data) > self._max:  # rare: whole lines within the block may be too long
+            for offset, line in enumerate(data[first + 1:last].split(b"\n"), start=1):
+                self._check(len(line), offset)
+        self._line += newlines
+        self._partial = len(data) - last - 1
+        self._check(self._partial, 0)
+
+    def _check(self, length: int, offset: int) -> None:
+        if length > self._max:
+            raise line_too_long(self._path, self._line + offset, self._max)
+
+
 class _RowWidths:
     """Check the field count of rows fed as arbitrary byte blocks (internal).
 
-    The complete lines of a block are split and their tabs counted in C
-    (``map(bytes.count, ...)``, about as fast as counting the block's tabs
-    once); only a block holding a row of the wrong width (or a blank row) is
-    walked line by line. The unfinished last line waits for the next block.
+    The complete lines of a block are split and their separators counted in C
+    (``map(bytes.count, ...)``, about as fast as counting the block's
+    separators once); only a block holding a row of the wrong width (or a
+    blank row) is walked line by line. The unfinished last line waits for the
+    next block. A stray marker line has no separator, so it costs no extra
+    scan: it is a row of the wrong width in a strict table, and a row without
+    any separator makes an ``allow_short`` block take the slow path.
     """
 
-    def __init__(self, first_line: int, n_fields: int, allow_short: bool) -> None:
+    def __init__(self, first_line: int, n_fields: int, allow_short: bool,
+                 sep: bytes = b"\t", stray_markers: Tuple[bytes, ...] = ()) -> None:
         self._line = first_line  # file line number of the first unchecked line
-        self._tabs_per_row = n_fields - 1
+        self._seps_per_row = n_fields - 1
         self._allow_short = allow_short
-        self._partial = b""
+        self._sep = sep
+        self._markers = stray_markers
+        self._pending: List[bytes] = []  # pieces of the unfinished last line
+        self.stray: Optional[Tuple[int, str]] = None
 
     def feed(self, data: bytes) -> Optional[Tuple[int, int]]:
         """Check the lines completed by ``data``; the first bad row, or None."""
         last_newline = data.rfind(b"\n")
         if last_newline < 0:
-            self._partial += data
+            self._pending.append(data)
             return None
         lines = data[:last_newline].split(b"\n")
-        lines[0] = self._partial + lines[0]
-        self._partial = data[last_newline + 1:]
+        if self._pending:
+            lines[0] = b"".join(self._pending) + lines[0]
+            self._pending = []
+        if data[last_newline + 1:]:
+            self._pending.append(data[last_newline + 1:])
         bad = self._check(lines)
         self._line += len(lines)
         return bad
 
     def close(self) -> Optional[Tuple[int, int]]:
         """Check an unfinished last line (a file that ends without a newline)."""
-        line, self._partial = self._partial, b""
+        line = b"".join(self._pending)
+        self._pending = []
         return self._check([line]) if line else None
 
     def _check(self, lines: List[bytes]) -> Optional[Tuple[int, int]]:
-        tabs = list(map(bytes.count, lines, repeat(b"\t")))
-        if max(tabs) <= self._tabs_per_row and (self._allow_short
-                                                or min(tabs) == self._tabs_per_row):
+        expected = self._seps_per_row
+        seps = list(map(bytes.count, lines, repeat(self._sep)))
+        lowest = min(seps)
+        if max(seps) <= expected and (lowest == expected or (
+                self._allow_short and not (self._markers and lowest == 0))):
             return None
-        for offset, (line, found) in enumerate(zip(lines, tabs)):
-            if found == self._tabs_per_row or not line.strip():
+        for offset, (line, found) in enumerate(zip(lines, seps)):
+            if found == expected or not line.strip():
                 continue
-            if found > self._tabs_per_row or not self._allow_short:
+            stray = next((m for m in self._markers if line.startswith(m)), None)
+            if stray is not None:  # reported as a stray marker (see row_problem)
+                self.stray = self.stray or (self._line + offset, stray.decode("ascii"))
+                return self._line + offset, found + 1
+            if found > expected or not self._allow_short:
                 return self._line + offset, found + 1
         return None

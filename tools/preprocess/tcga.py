@@ -17,7 +17,6 @@ gzip-compressed or plain.
 
 from __future__ import annotations
 
-import io
 import logging
 import math
 import re
@@ -27,8 +26,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from tools.preprocess.clinical import AGE, GENDER, MAX_AGE_YEARS, convert_gender, is_missing
+from tools.preprocess.table_stream import LineStream, open_lines, unterminated_problem
 from utils.errors import InputFileError, NoGeneDataError
-from utils.io import PathLike, read_text
+from utils.input_safety import ReadLimits
+from utils.io import FALLBACK_ERRORS, PathLike, decode_text
 
 logger = logging.getLogger(__name__)
 
@@ -96,23 +97,12 @@ def tcga_get_relevant_filepaths(cohort_dir: PathLike) -> Tuple[str, str]:
     return str(clinical[0]), str(genetic[0])
 
 
-def _read_lines(path: PathLike) -> Tuple[str, List[str], List[str]]:
-    """Whole text of a tab-separated file, its lines and its header fields."""
-    text = read_text(path)
-    lines = text.splitlines()
-    if not lines or not lines[0].strip():
+def _header_fields(stream: LineStream, path: PathLike) -> List[str]:
+    """The header line's tab-separated fields (the line is not consumed)."""
+    first = stream.peek_line_bytes()
+    if first is None or not first.strip():
         raise InputFileError(path, "empty file (no header line)", line=1)
-    return text, lines, lines[0].split("\t")
-
-
-def _check_field_counts(path: PathLike, lines: List[str]) -> None:
-    """Every non-blank line must have as many tab-separated fields as the header."""
-    expected = lines[0].count("\t")
-    for number, line in enumerate(lines[1:], start=2):
-        found = line.count("\t")
-        if found != expected and line.strip():
-            raise InputFileError(path, f"expected {expected + 1} tab-separated fields "
-                                 f"like the header, found {found + 1}", line=number)
+    return decode_text(first).split("\t")
 
 
 def _check_unique(path: PathLike, labels: Sequence[Any], what: str,
@@ -125,22 +115,43 @@ def _check_unique(path: PathLike, labels: Sequence[Any], what: str,
         seen[label] = position
 
 
-def _parse_table(path: PathLike, text: str, **kwargs: Any) -> pd.DataFrame:
-    """``pandas.read_csv`` of checked tab-separated text, errors naming the file."""
+def _read_checked_table(stream: LineStream, path: PathLike, n_fields: int,
+                        **kwargs: Any) -> pd.DataFrame:
+    """Parse the tab-separated table at the stream (header line first), checking rows.
+
+    Every non-blank row must have the header's ``n_fields`` fields, and the last
+    row must end with a line ending (a file cut short is refused).
+    """
+    section = stream.section(None, n_fields=n_fields)
     try:
-        return pd.read_csv(io.StringIO(text), sep="\t", index_col=0, low_memory=False,
-                           **kwargs)
+        table = pd.read_csv(section, sep="\t", index_col=0, low_memory=False,
+                            encoding="utf-8", encoding_errors=FALLBACK_ERRORS, **kwargs)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InputFileError(path, f"malformed tab-separated table ({exc})") from exc
+        if section.bad_row is None:
+            raise InputFileError(path, f"malformed tab-separated table ({exc})") from exc
+        table = None
+    section.drain()
+    if section.bad_row is not None:
+        line, found = section.bad_row
+        raise InputFileError(path, f"expected {n_fields} tab-separated fields like the "
+                             f"header, found {found}", line=line)
+    problem = unterminated_problem(path, section)
+    if problem is not None:
+        raise problem
+    return table
 
 
-def tcga_read_clinical_data(path: PathLike) -> pd.DataFrame:
+def tcga_read_clinical_data(path: PathLike, *,
+                            limits: Optional[ReadLimits] = None) -> pd.DataFrame:
     """Read a Xena clinicalMatrix: one row per sample, indexed by ``sampleID``.
 
     Parameters
     ----------
     path : path-like
         Plain or gzipped tab-separated file whose first column is ``sampleID``.
+    limits : ReadLimits, optional
+        Line-length and size caps (default
+        :data:`utils.input_safety.DEFAULT_LIMITS`).
 
     Returns
     -------
@@ -150,21 +161,24 @@ def tcga_read_clinical_data(path: PathLike) -> pd.DataFrame:
     Raises
     ------
     InputFileError
-        Empty file, wrong first column, wrong number of fields, duplicate ids.
+        Empty file, wrong first column, wrong number of fields, duplicate ids,
+        a last row without line ending (truncated file), UTF-16, binary or
+        HTML content, a line or a file over the caps.
     """
-    text, lines, header = _read_lines(path)
-    if header[0].strip() != SAMPLE_ID_COLUMN:
-        raise InputFileError(path, f"not a Xena clinicalMatrix: first column is "
-                             f"{header[0][:40]!r}, expected {SAMPLE_ID_COLUMN!r}", line=1)
-    _check_field_counts(path, lines)
-    del lines
-    table = _parse_table(path, text, dtype={SAMPLE_ID_COLUMN: str})
+    with open_lines(path, limits) as stream:
+        header = _header_fields(stream, path)
+        if header[0].strip() != SAMPLE_ID_COLUMN:
+            raise InputFileError(path, f"not a Xena clinicalMatrix: first column is "
+                                 f"{header[0][:40]!r}, expected {SAMPLE_ID_COLUMN!r}", line=1)
+        table = _read_checked_table(stream, path, len(header),
+                                    dtype={SAMPLE_ID_COLUMN: str})
     table.index = table.index.astype(str)
     _check_unique(path, list(table.index), "sampleID", line_of=lambda i: i + 2)
     return table
 
 
-def tcga_read_genetic_data(path: PathLike) -> pd.DataFrame:
+def tcga_read_genetic_data(path: PathLike, *,
+                           limits: Optional[ReadLimits] = None) -> pd.DataFrame:
     """Read a Xena HiSeqV2 / HiSeqV2_PANCAN matrix: genes x samples.
 
     Parameters
@@ -172,6 +186,9 @@ def tcga_read_genetic_data(path: PathLike) -> pd.DataFrame:
     path : path-like
         Plain or gzipped tab-separated matrix, first column gene ids, header
         row of sample barcodes.
+    limits : ReadLimits, optional
+        Line-length and size caps (default
+        :data:`utils.input_safety.DEFAULT_LIMITS`).
 
     Returns
     -------
@@ -182,26 +199,28 @@ def tcga_read_genetic_data(path: PathLike) -> pd.DataFrame:
     ------
     InputFileError
         Empty file, no sample columns, wrong number of fields, duplicate
-        sample ids.
+        sample ids, a last row without line ending (truncated file), UTF-16,
+        binary or HTML content, a line or a file over the caps, or not
+        enough memory for the table.
     """
-    text, lines, header = _read_lines(path)
-    if len(header) < 2:
-        raise InputFileError(path, "expression matrix has no sample columns", line=1)
-    _check_field_counts(path, lines)
-    del lines
-    _check_unique(path, header[1:], "sample id", line_of=lambda i: 1)
-    table = _parse_table(path, text, dtype={header[0]: str})
-    del text
-    table.index = table.index.astype(str)
-    table.index.name = "Gene"
-    non_numeric = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]
-    if non_numeric:
-        before = table[non_numeric].notna().to_numpy().sum()
-        table[non_numeric] = table[non_numeric].apply(pd.to_numeric, errors="coerce")
-        lost = before - table[non_numeric].notna().to_numpy().sum()
-        if lost:
-            logger.warning("%s: %d non-numeric expression values read as NaN", path, lost)
-    return table.astype("float64")
+    with open_lines(path, limits) as stream:
+        header = _header_fields(stream, path)
+        if len(header) < 2:
+            raise InputFileError(path, "expression matrix has no sample columns", line=1)
+        _check_unique(path, header[1:], "sample id", line_of=lambda i: 1)
+        table = _read_checked_table(stream, path, len(header), dtype={header[0]: str})
+        table.index = table.index.astype(str)
+        table.index.name = "Gene"
+        non_numeric = [c for c in table.columns
+                       if not pd.api.types.is_numeric_dtype(table[c])]
+        if non_numeric:
+            before = table[non_numeric].notna().to_numpy().sum()
+            table[non_numeric] = table[non_numeric].apply(pd.to_numeric, errors="coerce")
+            lost = before - table[non_numeric].notna().to_numpy().sum()
+            if lost:
+                logger.warning("%s: %d non-numeric expression values read as NaN", path,
+                               lost)
+        return table.astype("float64")
 
 
 # --------------------------------------------------------------------------- converters

@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from download.fetch.errors import DownloadError, RemoteNotFoundError, TransientFailure
-from download.fetch.retry import RetryPolicy, retry_call
+from download.fetch.errors import (DeadlineExceeded, DownloadError, RemoteNotFoundError,
+                                   RunDeadlineExceeded, TransientFailure)
+from download.fetch.retry import Deadline, RetryPolicy, retry_call
 
 POLICY = RetryPolicy(max_attempts=3, backoff_base=1.0, backoff_max=60.0, max_retry_after=5.0)
 
@@ -69,3 +70,32 @@ def test_permanent_failures_stop_at_once():
 def test_back_off_ceiling(attempt, ceiling):
     delays = [POLICY.backoff(attempt, random.Random(seed)) for seed in range(50)]
     assert all(ceiling / 2 <= d <= ceiling for d in delays)
+
+
+def test_no_attempt_starts_after_the_deadline():
+    now = [0.0]
+    deadline = Deadline.after(5.0, "transfer", clock=lambda: now[0])
+    calls = []
+
+    def attempt():
+        calls.append(now[0])
+        now[0] += 3.0  # each attempt takes 3 s
+        raise TransientFailure("timed out")
+
+    policy = RetryPolicy(max_attempts=6, backoff_base=0.001, backoff_max=0.001)
+    with pytest.raises(DeadlineExceeded, match="timed out; stopped: the transfer deadline "
+                                               "of 5 s passed") as info:
+        retry_call(attempt, "item", "https://example.org/f", policy, None, lambda s: None,
+                   random.Random(0), deadline=deadline)
+    assert calls == [0.0, 3.0] and info.value.attempts == 2
+    assert not isinstance(info.value, RunDeadlineExceeded)
+
+
+def test_a_back_off_that_would_end_after_the_deadline_is_not_waited():
+    deadline = Deadline.after(10.0, "run", clock=lambda: 0.0)
+    waits = []
+    with pytest.raises(RunDeadlineExceeded, match="the run deadline of 10 s passed"):
+        retry_call(lambda: (_ for _ in ()).throw(TransientFailure("HTTP 503", 60.0)), "item",
+                   "https://example.org/f", RetryPolicy(), None, waits.append,
+                   random.Random(0), deadline=deadline)
+    assert waits == []  # Retry-After 60 s > 10 s left: give up instead of sleeping

@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 
 from tests.conftest import shared_file
-from tools.preprocess.clinical import (ROW_TAG_COLUMN, binary_trait_converter, convert_age,
-                                       convert_gender, geo_select_clinical_features,
-                                       get_feature_data, split_key_value, value_after_colon)
+from tools.preprocess.clinical import (ROW_TAG_COLUMN, ConverterError, binary_trait_converter,
+                                       convert_age, convert_gender,
+                                       geo_select_clinical_features, get_feature_data,
+                                       split_key_value, value_after_colon)
 from tools.preprocess.geo import get_background_and_clinical_data
 
 GSE4107 = "geo/GSE4107/GSE4107_series_matrix.txt.gz"
@@ -178,3 +179,15 @@ def test_gse4107_untidy_spellings():
     assert clinical.loc["Colorectal_Cancer"].sum() == 12
     empty_row = get_feature_data(table, 3, "Empty", convert_age)
     assert empty_row.isna().all().all()
+
+
+@pytest.mark.parametrize("result", [math.inf, -math.inf, "inf", np.float64("-inf")])
+def test_a_converter_returning_infinity_is_refused(result):
+    with pytest.raises(ConverterError, match="converter for 'Age' returned .* for sample "
+                                             "GSM1 .* must return a finite number or None"):
+        get_feature_data(small_characteristics(), 1, "Age", lambda cell: result)
+
+
+def test_a_converter_returning_nan_means_missing():
+    row = get_feature_data(small_characteristics(), 1, "Age", lambda cell: math.nan)
+    assert row.isna().all().all()

@@ -243,3 +243,19 @@ def test_writers_killed_mid_write_lose_nothing_and_leave_nothing(tmp_path, monke
     for cohort in acknowledged:
         assert list(records[cohort]) == KEYS and records[cohort]["note"] == cohort
     assert len([c for c in records if c.startswith("GSE_OLD")]) == 1500
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
+def test_a_record_holding_nan_is_a_named_error(tmp_path, value):
+    """JSON readers accept NaN; the record check refuses it, naming file, cohort and key."""
+    path = info_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    content = ('{"GSE0": {"is_usable": true, "is_gene_available": true, "is_trait_available": '
+               'true, "is_available": true, "is_biased": false, "has_age": true, '
+               f'"has_gender": true, "sample_size": {value}, "note": ""}}}}')
+    path.write_text(content)
+    with pytest.raises(InputFileError) as info:
+        validate_and_save_cohort_info(False, "GSE1", path, False, False)
+    assert str(info.value).startswith(f"{path}: record of 'GSE0': 'sample_size' must be a "
+                                      "non-negative integer or null")
+    assert path.read_text() == content

@@ -187,3 +187,20 @@ def test_input_left_untouched_and_unknown_trait_is_clear():
     pd.testing.assert_frame_equal(table, before)
     with pytest.raises(KeyError, match="Nope"):
         handle_missing_values(table, "Nope")
+
+
+def test_infinities_are_missing_values(caplog):
+    """inf / -inf carry no measurement: handled exactly like NaN, in genes and clinical
+    columns (the sample with an infinite trait goes, an infinite Age is filled)."""
+    table = pd.DataFrame({"Asthma": [1.0, 0.0, 1.0, 0.0, np.inf, 1.0],
+                          "Age": [30.0, -np.inf, 50.0, 60.0, 70.0, 40.0],
+                          "TP53": [1.0, 2.0, np.inf, 4.0, 5.0, 6.0],
+                          "EGFR": [1.0, 2.0, 3.0, 4.0, 5.0, -np.inf]},
+                         index=[f"GSM{i}" for i in range(6)])
+    with caplog.at_level(logging.WARNING, logger="tools.preprocess.linking"):
+        result = handle_missing_values(table, "Asthma")
+    as_nan = handle_missing_values(table.replace([np.inf, -np.inf], np.nan), "Asthma")
+    pd.testing.assert_frame_equal(result, as_nan)
+    assert np.isfinite(result.to_numpy()).all()
+    assert "GSM4" not in result.index and result.loc["GSM1", "Age"] == 45.0
+    assert "2 infinite clinical values" in caplog.text

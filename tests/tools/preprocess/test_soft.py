@@ -253,3 +253,59 @@ def test_truncated_gzip_soft(tmp_path: Path):
     path = write(tmp_path / "f.soft.gz", data[: len(data) // 2])
     with pytest.raises(InputFileError, match="truncated gzip"):
         get_gene_annotation(path)
+
+
+# ---------------------------------------------------------------------------
+# Shifted headers, extra fields, repeated markers, byte-order marks (issue 14)
+# ---------------------------------------------------------------------------
+# lines: 3 series, ^PLATFORM, accession, 2 '#' lines, begin (8), header (9), p1 (10)...
+@pytest.mark.parametrize("edit, line, problem", [
+    # the header one name short: ID would hold the symbols, 'Gene Symbol' the next column
+    (lambda t: t.replace("ID\tGene Symbol\tOther", "Gene Symbol\tOther"), 10,
+     "row has 3 fields, expected at most 2"),
+    # one row with an extra field: never a phantom row
+    (lambda t: t.replace("p2\tRFC2\t", "p2\tRFC2\textra\t"), 11,
+     "row has 4 fields, expected at most 3"),
+    # a duplicated begin marker, taken as the header before
+    (lambda t: t.replace("!platform_table_begin", "!platform_table_begin\n"
+                                                  "!platform_table_begin", 1), 9,
+     "expected the annotation table header after '!platform_table_begin'"),
+    # a begin marker inside the table, taken as a row before
+    (lambda t: t.replace("p2\t", "!platform_table_begin\np2\t", 1), 11,
+     "unexpected '!platform_table_begin' line inside the table"),
+    # an end marker inside the table: the rows after it must not vanish
+    (lambda t: t.replace("p2\t", "!platform_table_end\np2\t", 1), 12,
+     "a line outside the annotation table that is not a SOFT line"),
+])
+def test_annotation_shape_problems_name_the_line(tmp_path: Path, edit, line, problem):
+    path = write(tmp_path / "f.soft", edit(family_soft({"GPL1": ROWS_A})))
+    with pytest.raises(InputFileError, match=problem) as info:
+        get_gene_annotation(path)
+    assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_a_utf8_bom_is_skipped(tmp_path: Path, plain: bool):
+    text = "ID\tsymbol\np1\tTP53\n" if plain else family_soft({"GPL1": ROWS_A})
+    expected = get_gene_annotation(write(tmp_path / "a.soft", text))
+    marked = get_gene_annotation(write(tmp_path / "b.soft.gz", b"\xef\xbb\xbf" + text.encode(),
+                                       gz=True))
+    pd.testing.assert_frame_equal(expected, marked, check_like=False)
+
+
+@pytest.mark.parametrize("text, problem, line", [
+    ("ID\tsymbol\np1\tTP53\textra\n", "row has 3 fields, expected at most 2", 2),
+    ("ID\tsymbol\np1\tTP53\np2\tRF", "the file ends in the middle of this line", 3),
+    ("ID,symbol\np1,TP53,extra\n", "cannot read annotation table", None),
+])
+def test_plain_annotation_tables_are_checked_too(tmp_path: Path, text, problem, line):
+    path = write(tmp_path / "GPL1.txt", text)
+    with pytest.raises(InputFileError, match=problem) as info:
+        get_gene_annotation(path)
+    assert str(info.value).startswith(f"{path}:{line}: " if line else f"{path}: ")
+
+
+def test_an_html_page_is_not_an_annotation(tmp_path: Path):
+    path = write(tmp_path / "GPL1.soft", "<!DOCTYPE html>\n<html></html>\n")
+    with pytest.raises(InputFileError, match="an HTML or XML page"):
+        get_gene_annotation(path)

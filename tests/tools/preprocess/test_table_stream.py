@@ -6,7 +6,10 @@ import io
 
 import pytest
 
-from tools.preprocess.table_stream import LineStream
+from tests.hang_guard import fail_after
+from tools.preprocess.table_stream import (LineStream, open_lines, row_problem,
+                                           unterminated_problem)
+from utils.errors import InputFileError
 
 TABLE = b"".join(b"row%d\t%d\n" % (i, i) for i in range(500))
 DATA = b"head 1\nhead 2\n" + TABLE + b"!end\ntail\n"
@@ -101,3 +104,86 @@ def test_peek_line_does_not_consume():
     assert stream.readline() == "one"
     assert stream.peek_line_bytes() == b"two" and stream.readline() == "two"
     assert stream.peek_line_bytes() is None
+
+
+# ---------------------------------------------------------------------------
+# Long lines, caps, stray markers, cut files (issue 14)
+# ---------------------------------------------------------------------------
+def test_a_long_line_read_in_tiny_chunks_costs_linear_work():
+    """A 4 MB line in 16-byte chunks: 262,144 reads. Re-copying the buffer at every chunk
+    (the old reader) would copy ~550 GB and never finish; gathering the chunks once is
+    instant. The guard turns a hang into a failure; nothing is timed."""
+    line = b"x" * (4 << 20)
+    stream = LineStream(io.BytesIO(b"head\n" + line + b"\ntail\n"), "x", chunk_size=16)
+    with fail_after(30, "reading a long line"):
+        assert stream.readline() == "head"
+        assert stream.peek_line_bytes() == line
+        assert stream.readline_bytes() == line
+        assert stream.readline() == "tail" and stream.line_no == 3
+
+
+@pytest.mark.parametrize("chunk_size", [3, 64, 4096])
+def test_a_line_over_the_cap_names_the_file_and_line(chunk_size):
+    data = b"a\nbb\n" + b"y" * 100 + b"\nz\n"
+    stream = LineStream(io.BytesIO(data), "big.txt", chunk_size=chunk_size, max_line_bytes=50)
+    assert stream.readline() == "a" and stream.readline() == "bb"
+    with pytest.raises(InputFileError, match="big.txt:3: line longer than 50 bytes"):
+        stream.readline()
+    stream = LineStream(io.BytesIO(data), "big.txt", chunk_size=chunk_size, max_line_bytes=50)
+    stream.readline()
+    stream.readline()
+    with pytest.raises(InputFileError, match="big.txt:3: line longer than 50 bytes"):
+        stream.peek_line_bytes()
+
+
+@pytest.mark.parametrize("chunk_size", [3, 64, 4096])
+@pytest.mark.parametrize("read_size", [1, 7, 1000])
+def test_a_table_row_over_the_cap_names_its_line(chunk_size, read_size):
+    data = b"id\tx\n1\t2\n3\t" + b"9" * 100 + b"\n!end\n"
+    stream = LineStream(io.BytesIO(data), "t.txt", chunk_size=chunk_size, max_line_bytes=50)
+    section = stream.section("!end", n_fields=2)
+    with pytest.raises(InputFileError, match="t.txt:3: line longer than 50 bytes"):
+        read_all(section, read_size)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 5, 4096])
+def test_a_stray_begin_marker_inside_a_table_is_found(chunk_size):
+    data = b"id\ta\tb\n1\t2\t3\n!begin\n4\t5\t6\n!end\n"
+    stream = LineStream(io.BytesIO(data), "x", chunk_size=chunk_size)
+    section = stream.section("!end", n_fields=3, allow_short=True, stray_markers=("!begin",))
+    read_all(section, 4)
+    assert section.stray_marker == (3, "!begin")
+    problem = row_problem("x", section, "row", 3)
+    assert str(problem) == ("x:3: unexpected '!begin' line inside the table (a second table "
+                            "start: damaged or concatenated file?)")
+
+
+@pytest.mark.parametrize("chunk_size", [1, 4, 4096])
+def test_a_last_line_without_line_ending_is_reported(chunk_size):
+    stream = LineStream(io.BytesIO(b"a\tb\n1\t2\n3\t4"), "cut.tsv", chunk_size=chunk_size)
+    section = stream.section(None, n_fields=2, sep="\t")
+    read_all(section, 3)
+    assert section.unterminated_line == 3
+    assert "cut.tsv:3: the file ends in the middle of this line" in str(
+        unterminated_problem("cut.tsv", section))
+    whole = LineStream(io.BytesIO(b"a\tb\n1\t2\n"), "ok.tsv", chunk_size=chunk_size)
+    section = whole.section(None)
+    read_all(section, 3)
+    assert section.unterminated_line is None
+
+
+def test_the_width_check_counts_the_given_separator():
+    stream = LineStream(io.BytesIO(b"a,b,c\n1,2,3\n4,5\n"), "x.csv")
+    section = stream.section(None, n_fields=3, sep=",")
+    read_all(section, 100)
+    assert section.bad_row == (3, 2)
+
+
+def test_open_lines_names_the_file_when_memory_runs_out(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("a\nb\n")
+    with pytest.raises(InputFileError, match="t.txt: not enough memory to read the file "
+                                             "\\(stopped after line 1\\)"):
+        with open_lines(path) as stream:
+            stream.readline()
+            raise MemoryError

@@ -17,6 +17,7 @@ from tools.preprocess.tcga import (first_candidate, tcga_age_candidates, tcga_co
                                    tcga_read_genetic_data, tcga_sample_type_code,
                                    tcga_select_clinical_features)
 from utils.errors import InputFileError, NoGeneDataError
+from utils.input_safety import ReadLimits
 
 LUAD = "tcga/LUAD/TCGA.LUAD.sampleMap_LUAD_clinicalMatrix"
 
@@ -236,7 +237,7 @@ CLINICAL = ("sampleID\tgender\tage_at_initial_pathologic_diagnosis\n"
 
 @pytest.mark.parametrize("content, problem, line", [
     ("", "empty file", 1),
-    ("\x89PNG\r\n\x1a\n\x00\x00garbage", "not a Xena clinicalMatrix", 1),
+    ("\x89PNG\r\n\x1a\n\x00\x00garbage", "binary data, not text", 3),
     ("patient\tgender\nTCGA-01-0001-01\tMALE\n", "not a Xena clinicalMatrix", 1),
     (CLINICAL + "TCGA-01-0001-01\tMALE\t70\n", "duplicate sampleID", 5),
     (CLINICAL + "TCGA-01-0003-01\tMALE\n", "expected 3 tab-separated fields", 5),
@@ -267,3 +268,57 @@ def test_read_clinical_data_small_fixture(tmp_path):
     expected = pd.DataFrame({"Cancer": [1.0, 0.0, 1.0], "Age": [70.0, 70.0, np.nan],
                              "Gender": [1.0, 1.0, 0.0]}, index=table.index)
     pd.testing.assert_frame_equal(selected, expected)
+
+
+# ---------------------------------------------------------------------------
+# Byte-order marks, cut files, shifted headers, bombs (issue 14)
+# ---------------------------------------------------------------------------
+def test_a_bom_prefixed_clinical_matrix_is_read(tmp_path):
+    path = tmp_path / "TCGA.X.sampleMap_X_clinicalMatrix"
+    path.write_bytes(b"\xef\xbb\xbf" + CLINICAL.encode())
+    plain = tmp_path / "plain_clinicalMatrix"
+    plain.write_text(CLINICAL)
+    pd.testing.assert_frame_equal(tcga_read_clinical_data(path), tcga_read_clinical_data(plain))
+
+
+@pytest.mark.parametrize("reader, content, problem, line", [
+    (tcga_read_clinical_data, CLINICAL[:-1], "the file ends in the middle of this line", 4),
+    (tcga_read_clinical_data, CLINICAL[:-3], "expected 3 tab-separated fields", 4),
+    (tcga_read_genetic_data, EXPRESSION[:-2], "the file ends in the middle of this line", 4),
+    # the header one name short: values would shift under the wrong barcodes
+    (tcga_read_genetic_data, EXPRESSION.replace("sample\t", ""),
+     "expected 2 tab-separated fields like the header, found 3", 2),
+    (tcga_read_clinical_data, "<html><body>Bad Gateway</body></html>\n",
+     "an HTML or XML page", 1),
+    (tcga_read_genetic_data, EXPRESSION.encode("utf-16"), "UTF-16 text", 1),
+])
+def test_tcga_files_cut_short_or_wrong_are_named(tmp_path, reader, content, problem, line):
+    path = tmp_path / "TCGA.X.sampleMap_HiSeqV2"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(InputFileError, match=problem) as info:
+        reader(path)
+    assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_a_gzip_bomb_is_stopped_with_the_file_named(tmp_path):
+    """One endless row: stopped at the line cap, never a bare MemoryError."""
+    path = tmp_path / "TCGA.X.sampleMap_HiSeqV2.gz"
+    path.write_bytes(gzip.compress(b"sample\tA\nTP53\t" + b"1" * 3_000_000 + b"\n"))
+    with pytest.raises(InputFileError, match=":2: line longer than 1000000 bytes"):
+        tcga_read_genetic_data(path, limits=ReadLimits(max_line_bytes=1_000_000))
+    many_rows = tmp_path / "TCGA.Y.sampleMap_HiSeqV2.gz"
+    many_rows.write_bytes(gzip.compress(b"sample\tA\n" + b"TP53\t1\n" * 500_000))
+    with pytest.raises(InputFileError, match="more than 1000000 bytes once decompressed"):
+        tcga_read_genetic_data(many_rows, limits=ReadLimits(max_total_bytes=1_000_000))
+
+
+def test_running_out_of_memory_names_the_file(tmp_path, monkeypatch):
+    path = tmp_path / "TCGA.X.sampleMap_HiSeqV2"
+    path.write_text(EXPRESSION)
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(pd, "read_csv", exhausted)
+    with pytest.raises(InputFileError, match="not enough memory to read the file"):
+        tcga_read_genetic_data(path)

@@ -8,12 +8,13 @@ converters of :mod:`tools.preprocess.clinical` read.
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Sequence, Tuple
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
 
 from tools.preprocess.geo.header import SAMPLE_ID_KEY, SeriesMatrixHeader, read_series_header
+from utils.input_safety import ReadLimits
 from utils.io import PathLike
 
 
@@ -29,8 +30,9 @@ def _sample_table(header: SeriesMatrixHeader, prefixes: Iterable[str]) -> pd.Dat
     return table
 
 
-def _header_with_samples(file_path: PathLike) -> SeriesMatrixHeader:
-    header = read_series_header(file_path)
+def _header_with_samples(file_path: PathLike,
+                         limits: Optional[ReadLimits] = None) -> SeriesMatrixHeader:
+    header = read_series_header(file_path, limits=limits)
     if not header.sample_ids:
         raise header.superseries_error()
     return header
@@ -41,7 +43,8 @@ def get_background_and_clinical_data(
         prefixes_a: Sequence[str] = ['!Series_title', '!Series_summary',
                                      '!Series_overall_design'],
         prefixes_b: Sequence[str] = ['!Sample_geo_accession',
-                                     '!Sample_characteristics_ch1'],
+                                     '!Sample_characteristics_ch1'], *,
+        limits: Optional[ReadLimits] = None,
 ) -> Tuple[str, pd.DataFrame]:  # list defaults as in Appendix A; never mutated
     """Background text and sample characteristics of a series matrix (Appendix A).
 
@@ -54,6 +57,9 @@ def get_background_and_clinical_data(
     prefixes_b : sequence of str
         ``!Sample_*`` tags whose lines form the table (the accession line
         always provides the column names; every other matching line is a row).
+    limits : ReadLimits, optional
+        Line-length and size caps (default
+        :data:`utils.input_safety.DEFAULT_LIMITS`).
 
     Returns
     -------
@@ -87,15 +93,15 @@ def get_background_and_clinical_data(
     'age: 51'
     >>> folder.cleanup()
     """
-    header = _header_with_samples(file_path)
+    header = _header_with_samples(file_path, limits)
     return header.background_text(prefixes_a), _sample_table(header, prefixes_b)
 
 
 def get_sample_rows(file_path: PathLike,
                     prefixes: Sequence[str] = ("!Sample_title", "!Sample_source_name_ch1",
                                                "!Sample_description",
-                                               "!Sample_characteristics_ch2")
-                    ) -> pd.DataFrame:
+                                               "!Sample_characteristics_ch2"), *,
+                    limits: Optional[ReadLimits] = None) -> pd.DataFrame:
     """Other per-sample lines, in the same shape as the characteristics table.
 
     Trait information often lives in sample titles, source names,
@@ -106,6 +112,8 @@ def get_sample_rows(file_path: PathLike,
     file_path : path-like
     prefixes : sequence of str
         ``!Sample_*`` tags to include (prefix match).
+    limits : ReadLimits, optional
+        Line-length and size caps.
 
     Returns
     -------
@@ -120,7 +128,7 @@ def get_sample_rows(file_path: PathLike,
     InputFileError
         Unreadable or malformed header (see :func:`read_series_header`).
     """
-    return _sample_table(_header_with_samples(file_path), prefixes)
+    return _sample_table(_header_with_samples(file_path, limits), prefixes)
 
 
 def get_unique_values_by_row(dataframe: pd.DataFrame, max_len: int = 30) -> Dict:

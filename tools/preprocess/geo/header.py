@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from tools.preprocess.table_stream import LineStream
+from tools.preprocess.table_stream import LineStream, open_lines
 from utils.errors import InputFileError, SuperSeriesError
-from utils.io import PathLike, open_binary
+from utils.input_safety import ReadLimits
+from utils.io import PathLike
 
 TABLE_BEGIN = "!series_matrix_table_begin"
 TABLE_END = "!series_matrix_table_end"
@@ -96,6 +97,8 @@ class SeriesMatrixHeader:
         GSM ids from ``!Sample_geo_accession`` (empty when absent).
     table_begin_line : int or None
         Line number of ``!series_matrix_table_begin`` (None when absent).
+    sample_id_line : int or None
+        Line number of ``!Sample_geo_accession`` (None when absent).
     """
 
     path: Path
@@ -103,6 +106,7 @@ class SeriesMatrixHeader:
     samples: List[HeaderLine] = field(default_factory=list)
     sample_ids: List[str] = field(default_factory=list)
     table_begin_line: Optional[int] = None
+    sample_id_line: Optional[int] = None
 
     def series_values(self, key: str) -> List[str]:
         """All values of the ``!Series_*`` lines tagged ``key``, in file order."""
@@ -209,6 +213,7 @@ def parse_header(stream: LineStream, path: Path, stop_marker: str) -> SeriesMatr
                 check_unique_samples(path, values, stream.line_no)
                 n_samples = len(values)
                 header.sample_ids = list(values)
+                header.sample_id_line = stream.line_no
                 line = HeaderLine(key, values, line.line, raw)
             header.samples.append(line)
     if not saw_any:
@@ -249,13 +254,17 @@ def check_unique_samples(path: Path, ids: Sequence[str], line: int) -> None:
         raise InputFileError(path, "empty sample id", line=line)
 
 
-def read_series_header(file_path: PathLike) -> SeriesMatrixHeader:
+def read_series_header(file_path: PathLike, *,
+                       limits: Optional[ReadLimits] = None) -> SeriesMatrixHeader:
     """Parse the header of a series matrix (everything before the table).
 
     Parameters
     ----------
     file_path : path-like
         ``*_series_matrix.txt[.gz]``.
+    limits : ReadLimits, optional
+        Line-length and size caps (default
+        :data:`utils.input_safety.DEFAULT_LIMITS`).
 
     Returns
     -------
@@ -264,8 +273,10 @@ def read_series_header(file_path: PathLike) -> SeriesMatrixHeader:
     Raises
     ------
     InputFileError
-        Empty or unreadable file (truncated gzip), duplicate sample ids, or a
-        ``!Sample_*`` line whose number of values differs from the samples.
+        Empty or unreadable file (truncated gzip, not a regular file, UTF-16,
+        binary or HTML content, a line or a file over the caps), duplicate
+        sample ids, or a ``!Sample_*`` line whose number of values differs
+        from the samples.
 
     Examples
     --------
@@ -282,5 +293,5 @@ def read_series_header(file_path: PathLike) -> SeriesMatrixHeader:
     >>> folder.cleanup()
     """
     path = Path(file_path)
-    with open_binary(path) as handle:
-        return parse_header(LineStream(handle, path), path, TABLE_BEGIN)
+    with open_lines(path, limits) as stream:
+        return parse_header(stream, path, TABLE_BEGIN)

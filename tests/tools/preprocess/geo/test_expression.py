@@ -222,3 +222,72 @@ def test_duplicated_probe_ids_are_kept_and_reported(tmp_path: Path, caplog):
     assert list(table.index) == ["p1", "p2", "p1"]
     assert math.isnan(table.iloc[2, 0]) and table.iloc[2, 2] == 9
     assert "1 duplicated probe ids" in caplog.text
+
+
+# ---------------------------------------------------------------------------
+# Sample ids against the header, stray markers, byte-order marks (issue 14)
+# ---------------------------------------------------------------------------
+def with_table_header(samples: List[str]) -> str:
+    """The small matrix with another table header (the accession line keeps SAMPLES)."""
+    text = matrix_text(SAMPLES, ROWS)
+    return text.replace('"ID_REF"\t' + "\t".join(f'"{s}"' for s in SAMPLES),
+                        '"ID_REF"\t' + "\t".join(f'"{s}"' for s in samples))
+
+
+@pytest.mark.parametrize("samples, problem", [
+    (["GSM1", "GSM2", "GSM9"], "missing GSM3; not listed GSM9"),
+    (["GSM1", "GSM2"], "missing GSM3"),
+    (["GSM1", "GSM2", "GSM3", "GSM4"], "not listed GSM4"),  # would be a phantom sample
+])
+def test_table_sample_ids_are_checked_against_the_header(tmp_path: Path, samples, problem):
+    path = write(tmp_path / "m.txt", with_table_header(samples))
+    with pytest.raises(InputFileError, match=problem) as info:
+        get_genetic_data(path)
+    # header lines 1-7, begin at 8, the table header at 9
+    assert str(info.value).startswith(f"{path}:9: the expression table's sample ids differ "
+                                      "from '!Sample_geo_accession' (line 6)")
+
+
+def test_the_same_samples_in_another_order_are_labelled_by_the_table(tmp_path: Path):
+    rows = [[r[0], r[3], r[1], r[2]] for r in ROWS]
+    text = with_table_header(["GSM3", "GSM1", "GSM2"])
+    text = text.replace("\n".join("\t".join(r) for r in ROWS),
+                        "\n".join("\t".join(r) for r in rows))
+    table = get_genetic_data(write(tmp_path / "m.txt", text))
+    assert list(table.columns) == ["GSM3", "GSM1", "GSM2"]
+    assert table.loc["p1", "GSM1"] == 1.5 and table.loc["p1", "GSM3"] == 3
+
+
+@pytest.mark.parametrize("edit, line, problem", [
+    # a second begin marker inside the table
+    (lambda t: t.replace('"p2"', '!series_matrix_table_begin\n"p2"'), 11,
+     "unexpected '!series_matrix_table_begin' line inside the table"),
+    # a repeated begin marker where the table header belongs
+    (lambda t: t.replace("!series_matrix_table_begin", "!series_matrix_table_begin\n"
+                                                       "!series_matrix_table_begin"), 9,
+     "expected the table header"),
+    # an end marker inside the table: the rows after it must not be lost silently
+    (lambda t: t.replace('"p2"', '!series_matrix_table_end\n"p2"'), 12,
+     "content after '!series_matrix_table_end' \\(line 11\\)"),
+    # two matrices joined
+    (lambda t: t + t, 14, "content after '!series_matrix_table_end' \\(line 13\\)"),
+])
+def test_stray_begin_markers_are_refused(tmp_path: Path, edit, line, problem):
+    path = write(tmp_path / "m.txt", edit(matrix_text(SAMPLES, ROWS)))
+    with pytest.raises(InputFileError, match=problem) as info:
+        get_genetic_data(path)
+    assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_a_header_one_name_short_never_shifts_the_labels(tmp_path: Path):
+    text = matrix_text(SAMPLES, ROWS).replace('"ID_REF"\t', "")
+    with pytest.raises(InputFileError, match="sample ids differ|row has 4 fields, expected 3"):
+        get_genetic_data(write(tmp_path / "m.txt", text))
+
+
+def test_a_utf8_bom_changes_nothing(tmp_path: Path):
+    text = matrix_text(SAMPLES, ROWS)
+    plain = get_genetic_data(write(tmp_path / "a.txt", text))
+    marked = get_genetic_data(write(tmp_path / "b.txt.gz", b"\xef\xbb\xbf" + text.encode(),
+                                    gz=True))
+    pd.testing.assert_frame_equal(plain, marked)

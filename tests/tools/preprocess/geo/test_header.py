@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from tests.hang_guard import fail_after
 from tests.tools.preprocess.geo.matrices import ROWS, SAMPLES, matrix_text, write
 from tools.preprocess.geo import get_background_and_clinical_data, read_series_header
 from utils.errors import InputFileError
+from utils.input_safety import ReadLimits
 
 def test_header_properties(tmp_path: Path):
     path = write(tmp_path / "m.txt", matrix_text(SAMPLES, ROWS, extra='!Sample_platform_id\t'
@@ -31,3 +34,48 @@ def test_sample_line_with_wrong_number_of_values(tmp_path: Path):
     with pytest.raises(InputFileError, match="has 2 values but the series has 3") as info:
         get_background_and_clinical_data(path)
     assert f"{path}:8:" in str(info.value)
+
+
+# ---------------------------------------------------------------------------
+# Byte-order marks, wrong formats, FIFOs, long lines (issue 14)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_utf8_bom_keeps_the_series_title(tmp_path: Path, gz: bool):
+    text = matrix_text(SAMPLES, ROWS)
+    plain = write(tmp_path / "plain.txt", text, gz=gz)
+    marked = write(tmp_path / "bom.txt", b"\xef\xbb\xbf" + text.encode(), gz=gz)
+    background, clinical = get_background_and_clinical_data(marked)
+    assert background.startswith('!Series_title\t"A small test series"')
+    assert (background, clinical.to_dict()) == tuple(
+        [get_background_and_clinical_data(plain)[0],
+         get_background_and_clinical_data(plain)[1].to_dict()])
+
+
+@pytest.mark.parametrize("data, problem", [
+    (matrix_text(SAMPLES, ROWS).encode("utf-16"), "UTF-16 text"),
+    (b"<html><head><title>Error 503</title></head></html>\n", "an HTML or XML page"),
+    (b"\x00\x01\x02\x03garbage", "binary data"),
+])
+def test_wrong_formats_name_the_file(tmp_path: Path, data: bytes, problem: str):
+    path = write(tmp_path / "GSE1_series_matrix.txt.gz", data, gz=True)
+    with pytest.raises(InputFileError, match=problem) as info:
+        read_series_header(path)
+    assert str(info.value).startswith(f"{path}:")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+def test_a_fifo_in_place_of_the_matrix_is_refused(tmp_path: Path):
+    fifo = tmp_path / "GSE1_series_matrix.txt.gz"
+    os.mkfifo(fifo)
+    with fail_after(20, "reading a FIFO"):
+        with pytest.raises(InputFileError, match="is a FIFO"):
+            get_background_and_clinical_data(fifo)
+
+
+def test_a_header_line_over_the_cap_names_its_line(tmp_path: Path):
+    long_title = '!Series_summary\t"' + "x" * 500 + '"'
+    path = write(tmp_path / "m.txt", matrix_text(SAMPLES, ROWS, extra=long_title), gz=True)
+    with pytest.raises(InputFileError, match=":8: line longer than 200 bytes"):
+        read_series_header(path, limits=ReadLimits(max_line_bytes=200))
+    with pytest.raises(InputFileError, match="more than 300 bytes once decompressed"):
+        read_series_header(path, limits=ReadLimits(max_total_bytes=300))
