@@ -15,7 +15,6 @@ A README command that is in neither list fails the test, so the two stay in sync
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
