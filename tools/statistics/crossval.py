@@ -28,10 +28,11 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
+from tools.statistics.design import standardized_design
 from tools.statistics.lasso import lasso_grid_path
 from tools.statistics.lmm import FDR_THRESHOLD
 from tools.statistics.residualize import residualize
-from tools.statistics.standardize import standardize_rows, standardize_transposed
+from tools.statistics.standardize import standardize_rows
 from utils.columns import is_binary  # noqa: F401 (re-exported: the binary-trait test)
 from utils.metrics import overlap_metrics
 from utils.runtime import SEED
@@ -116,25 +117,6 @@ def mean_metrics(per_fold: Sequence[Mapping[str, float]]) -> Dict[str, float]:
     if not per_fold:
         return {}
     return {key: float(np.mean([fold[key] for fold in per_fold])) for key in per_fold[0]}
-
-
-@dataclass
-class FoldMatrices:
-    """Standardized training and test genes of one fold (transposed, genes x samples)."""
-
-    train: np.ndarray
-    test: np.ndarray
-    XT_train: np.ndarray
-    XT_test: np.ndarray
-
-
-def fold_matrices(XT: np.ndarray, test: np.ndarray) -> FoldMatrices:
-    """Standardize a fold with its training statistics (transposed layout)."""
-    train = train_indices(XT.shape[1], test)
-    XT_train = np.take(XT, train, axis=1)
-    mean, scale = standardize_transposed(XT_train)
-    XT_test = (np.take(XT, test, axis=1) - mean[:, None]) / scale[:, None]
-    return FoldMatrices(train, test, XT_train, XT_test)
 
 
 def fold_rows(X: np.ndarray, test: np.ndarray, dtype: type = np.float64
@@ -247,12 +229,15 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
     candidates = None
     support = np.zeros(0, dtype=int)
     for test in folds:
-        fold = fold_matrices(XT, test)
-        residual, covariates = residualize(y[fold.train], _rows(Z, fold.train))
-        path = lasso_grid_path(fold.XT_train, residual, penalties, candidates=candidates)
+        train = train_indices(y.size, test)
+        design = standardized_design(XT, train)
+        residual, covariates = residualize(y[train], _rows(Z, train))
+        path = lasso_grid_path(design, residual, penalties, candidates=candidates)
         base = covariates.predict(_rows(Z, test), test.size)
-        predictions = path.coefs @ fold.XT_test + base
         candidates = np.flatnonzero(np.any(path.coefs != 0, axis=0))
+        # held-out samples standardized only for the genes the predictions use
+        predictions = (path.coefs[:, candidates] @ design.other_rows(candidates, test)
+                       + base)
         support = np.union1d(support, candidates)
         for i in range(len(penalties)):
             chosen = names[path.coefs[i] != 0]

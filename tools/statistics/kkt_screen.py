@@ -15,18 +15,26 @@ float64, so the returned genes, order and values are those of the float64
 product over all genes (up to the last bit of a float64 product, which may
 differ between a gathered row and the full matrix). Data whose products
 could overflow float32 use float64 throughout.
+
+The genes come as a design (:mod:`tools.statistics.design`): its float32
+copy is screened and its exact rows are asked for the few candidates, so a
+fold's float64 standardized matrix is never written. A standardized design
+scales its float32 copy by the reciprocal of each gene's deviation (one more
+float64 rounding per entry, ``2^-53`` against the ``2^-24`` of the cast, well
+inside the factor 2 of the bound).
 """
 
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Tuple, Union
 
 import numpy as np
+
+from tools.statistics.design import FLOAT32_LIMIT, Design, as_design
 
 UNIT_ROUNDOFF_32 = 2.0 ** -24
 SMALLEST_32 = 2.0 ** -149          # smallest subnormal float32
 SAFETY = 2.0
-FLOAT32_LIMIT = 1e30               # operands and products stay far below float32's max
 
 
 def largest_first(values: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
@@ -45,29 +53,23 @@ def largest_first(values: np.ndarray, candidates: np.ndarray, count: int) -> np.
 
 
 class CorrelationScreen:
-    """The genes (rows of ``XT``) in float64 and a float32 copy for screening.
+    """Screen the genes of a design (its float32 copy; exact rows on demand).
 
     Parameters
     ----------
-    XT : numpy.ndarray
-        ``(p, n)`` float64 genes, one row each (kept by reference).
+    XT : numpy.ndarray or design
+        ``(p, n)`` float64 genes, one row each (kept by reference), or a
+        design of :mod:`tools.statistics.design`.
     """
 
-    def __init__(self, XT: np.ndarray) -> None:
-        self.XT = XT
-        p, n = XT.shape
-        self.XT32 = XT.astype(np.float32) if p else None
-        row_norm = 0.0
-        if self.XT32 is not None:
-            # from float32 sums: within ~1e-5 of the exact norm, hence the 1.001
-            row_norm = 1.001 * float(np.sqrt(np.max(np.einsum("ij,ij->i", self.XT32,
-                                                               self.XT32))))
-        if not (np.isfinite(row_norm) and 0.0 < row_norm < FLOAT32_LIMIT):
-            self.XT32 = None
-        self.n = n
-        self.row_norm = row_norm
+    def __init__(self, XT: Union[np.ndarray, Design]) -> None:
+        self.design = as_design(XT)
+        self.XT32 = self.design.single
+        self.n = self.design.shape[1]
+        self.row_norm = self.design.row_norm
 
-    def largest(self, residual: np.ndarray, exclude: np.ndarray, floor: float, count: int
+    def largest(self, residual: np.ndarray, exclude: np.ndarray, floor: float, count: int,
+                more_above: float = np.inf, max_count: int = 0
                 ) -> Tuple[np.ndarray, np.ndarray, float]:
         """The ``count`` genes with the largest ``|x_j^T r|`` above ``floor``.
 
@@ -81,6 +83,10 @@ class CorrelationScreen:
             Only values strictly above it count (``>= 0``).
         count : int
             How many genes to return at most.
+        more_above, max_count : float, int
+            Return up to ``max_count`` genes when more than ``count`` may lie
+            above ``more_above`` (so every gene above it is returned, up to
+            ``max_count``), without asking for ``max_count`` genes every time.
 
         Returns
         -------
@@ -96,8 +102,10 @@ class CorrelationScreen:
         r_max = float(np.max(np.abs(residual), initial=0.0))
         if (self.XT32 is None or not np.isfinite(r_norm) or r_max >= FLOAT32_LIMIT
                 or self.row_norm * r_norm >= FLOAT32_LIMIT):
-            values = np.abs(self.XT @ residual)
+            values = np.abs(self.design.rows(np.arange(self.design.shape[0])) @ residual)
             values[exclude] = 0.0
+            if max_count > count:
+                count = max(count, min(max_count, int(np.count_nonzero(values > more_above))))
             genes = largest_first(values, np.flatnonzero(values > floor), count)
             return genes, values[genes], float(values[genes[0]]) if genes.size else floor
         n = self.n
@@ -105,12 +113,14 @@ class CorrelationScreen:
                           + n * SMALLEST_32 * (self.row_norm + r_max + 2.0))
         approx = np.abs(self.XT32 @ residual.astype(np.float32)).astype(np.float64)
         approx[exclude] = -np.inf                  # never a candidate, whatever the floor
+        if max_count > count:
+            count = max(count, min(max_count, int(np.count_nonzero(approx > more_above - bound))))
         candidates = np.flatnonzero(approx > floor - bound)
         if candidates.size > count:
             chosen = approx[candidates]
             cut = float(np.partition(chosen, candidates.size - count)[candidates.size - count])
             candidates = candidates[chosen >= cut - 2.0 * bound]
-        exact = np.abs(self.XT[candidates] @ residual)
+        exact = np.abs(self.design.rows(candidates) @ residual)
         above = np.flatnonzero(exact > floor)
         local = largest_first(exact, above, count)
         top = float(exact[local[0]]) if local.size else floor

@@ -39,13 +39,14 @@ from __future__ import annotations
 import functools
 import logging
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from scipy.linalg import cholesky
 from scipy.linalg.lapack import dtrtri
 from threadpoolctl import ThreadpoolController
 
+from tools.statistics.design import Design, as_design
 from tools.statistics.kkt_screen import CorrelationScreen
 
 logger = logging.getLogger(__name__)
@@ -55,6 +56,8 @@ COLLINEAR_TOL = 1e-10     # relative pivot below which an entering gene is colli
 MAX_CHECKS = 10_000       # safety cap on checks per grid penalty
 CHECK_STRIDE = 16         # homotopy events between full KKT checks (adaptive)
 MIN_STRIDE, MAX_STRIDE = 4, 128
+REFRESH_EVERY = 64        # events between refreshes of the inverse away from grid penalties
+PENDING = 16              # rank-one updates of the inverse Gram matrix kept aside
 NEAR_BOUNDARY = 64        # outside genes added pre-emptively after a passed check
 NEAR_FRACTION = 0.5       # ... among those with |x^T r| above this fraction of the level
 _SIDES = np.array([[1.0], [-1.0]])
@@ -106,9 +109,13 @@ class _ActiveSet:
 
     Buffers are preallocated for ``n`` members. Adding a gene borders the
     inverse (Schur complement) and dropping one removes it by the inverse's
-    block formula, both in O(k^2); :meth:`refresh` recomputes the inverse from
-    the Gram matrix by Cholesky to stop round-off from accumulating. Members
-    are unordered: a dropped member is replaced by the last one.
+    block formula; both change the existing block by a rank-one term, which
+    is kept aside (``U W^T``, at most ``PENDING`` terms) and folded into the
+    stored matrix by one matrix product when the list is full, so an event
+    costs O(k) array operations instead of a k x k update. :meth:`refresh`
+    recomputes the inverse from the Gram matrix by Cholesky to stop round-off
+    from accumulating. Members are unordered: a dropped member is replaced by
+    the last one.
     """
 
     def __init__(self, XW: np.ndarray, y: np.ndarray, members: Sequence[int]) -> None:
@@ -118,7 +125,11 @@ class _ActiveSet:
         self.members: List[int] = []
         self._rows = np.empty((n + 1, n))
         self._gram = np.empty((n + 1, n + 1))
-        self._inv = np.empty((n + 1, n + 1))
+        self._inv = np.empty((n + 1, n + 1))      # the inverse is _inv + U W^T
+        self._left = np.empty((n + 1, PENDING))    # U
+        self._right = np.empty((n + 1, PENDING))   # W
+        self._pending = 0
+        self.updates = 0                           # events since the last refresh
         self._rows_y = np.empty(n + 1)
         for j in members:
             k = len(self.members)
@@ -147,6 +158,7 @@ class _ActiveSet:
     def refresh(self) -> None:
         """Recompute the inverse Gram matrix from scratch (Cholesky)."""
         k = len(self.members)
+        self._pending = self.updates = 0
         if not k:
             return
         chol = cholesky(self._gram[:k, :k], lower=True, check_finite=False)
@@ -157,8 +169,29 @@ class _ActiveSet:
 
     def solve(self, vector: np.ndarray) -> np.ndarray:
         """``G^{-1} vector``."""
-        k = len(self.members)
-        return self._inv[:k, :k] @ vector
+        k, r = len(self.members), self._pending
+        result = self._inv[:k, :k] @ vector
+        if r:
+            result += self._left[:k, :r] @ (self._right[:k, :r].T @ vector)
+        return result
+
+    def _column(self, i: int) -> np.ndarray:
+        """Column ``i`` of the inverse Gram matrix (a new array)."""
+        k, r = len(self.members), self._pending
+        column = self._inv[:k, i].copy()
+        if r:
+            column += self._left[:k, :r] @ self._right[i, :r]
+        return column
+
+    def _rank_one(self, left: np.ndarray, right: np.ndarray) -> None:
+        """Add ``left right^T`` to the leading block of the inverse (kept aside)."""
+        k = left.size
+        if self._pending == PENDING:
+            self._inv[:k, :k] += self._left[:k] @ self._right[:k].T
+            self._pending = 0
+        self._left[:k, self._pending] = left
+        self._right[:k, self._pending] = right
+        self._pending += 1
 
     def try_add(self, j: int) -> bool:
         """Add gene ``j`` unless it is (numerically) collinear with the set."""
@@ -168,13 +201,18 @@ class _ActiveSet:
         if norm2 <= 0.0 or k >= self._rows.shape[0]:
             return False
         cross = self._rows[:k] @ x
-        inv = self._inv
-        projected = inv[:k, :k] @ cross
+        projected = self.solve(cross)
         pivot2 = norm2 - float(cross @ projected)
         if pivot2 <= COLLINEAR_TOL * norm2:
             return False
         scaled = projected / pivot2
-        inv[:k, :k] += np.multiply.outer(projected, scaled)
+        # the new member's row of U and W is zero: its row and column of the
+        # inverse are stored in full
+        self._left[k, :self._pending] = 0.0
+        self._right[k, :self._pending] = 0.0
+        self._rank_one(projected, scaled)
+        self._left[k, self._pending - 1] = self._right[k, self._pending - 1] = 0.0
+        inv = self._inv
         inv[k, :k] = inv[:k, k] = -scaled
         inv[k, k] = 1.0 / pivot2
         gram = self._gram
@@ -183,6 +221,7 @@ class _ActiveSet:
         self._rows[k] = x
         self._rows_y[k] = float(x @ self.y)
         self.members.append(j)
+        self.updates += 1
         return True
 
     def drop(self, i: int) -> int:
@@ -195,18 +234,19 @@ class _ActiveSet:
         """
         last = len(self.members) - 1
         size = last + 1
-        inv = self._inv
-        column = inv[:size, i].copy()
+        column = self._column(i)
         # block formula: the inverse without member i (its row and column become 0)
-        inv[:size, :size] -= np.multiply.outer(column, column / column[i])
+        self._rank_one(column, column / -column[i])
         if i != last:
-            for buffer in (self._gram, inv):
+            for buffer in (self._gram, self._inv):
                 buffer[i, :size] = buffer[last, :size]
                 buffer[:size, i] = buffer[:size, last]
-            self._rows[i] = self._rows[last]
+            for buffer in (self._left, self._right, self._rows):
+                buffer[i] = buffer[last]
             self._rows_y[i] = self._rows_y[last]
             self.members[i] = self.members[last]
         self.members.pop()
+        self.updates += 1
         return last
 
 
@@ -234,7 +274,7 @@ class _Homotopy:
         self.steps = 0
         self.just_dropped = int(position[state.just_dropped]) if state.just_dropped >= 0 else -1
         self.just_added = -1
-        self.exact_coef()
+        self.exact_coef(refresh=False)   # the active set has just inverted its Gram matrix
         self.refresh_correlations()
         self.knots: List[Tuple[tuple, np.ndarray]] = []
 
@@ -281,10 +321,14 @@ class _Homotopy:
         """Working-set positions of the active genes."""
         return self.set.members
 
-    def exact_coef(self) -> None:
-        """Set the coefficients solving the KKT equalities of the current active set."""
+    def exact_coef(self, refresh: bool = True) -> None:
+        """Set the coefficients solving the KKT equalities of the current active set.
+
+        ``refresh=False`` when the inverse Gram matrix was just recomputed.
+        """
         if len(self.set):
-            self.set.refresh()
+            if refresh:
+                self.set.refresh()
             self.coef[:] = self.set.solve(self.set.rows_y - self.level * self.signs)
 
     def residual(self) -> np.ndarray:
@@ -308,7 +352,7 @@ class _Homotopy:
         m = self.XW.shape[0]
         self.knots = []
         residual = self.residual()
-        members, inv, rows = self.set.members, self.set._inv, self.set._rows
+        members, rows = self.set.members, self.set._rows
         # candidate steps: row 0 is c_j reaching +level, row 1 c_j reaching -level
         steps, denominator = np.empty((2, m)), np.empty((2, m))
         blocked = np.empty((2, m), dtype=bool)
@@ -325,7 +369,7 @@ class _Homotopy:
                 np.maximum(steps, 0.0, out=steps)
                 if k:
                     signs, coef = self._signs[:k], self._coef[:k]
-                    direction = inv[:k, :k] @ signs
+                    direction = self.set.solve(signs)
                     u = direction @ rows[:k]
                     along = self.XW @ u
                     np.subtract(1.0, along, out=denominator[0])
@@ -369,7 +413,9 @@ class _Homotopy:
                 else:
                     self._add(enter, 1.0 if side == 0 else -1.0)
                 self.knots.append((self._point(), residual.copy()))
-        self.exact_coef()
+        # a grid penalty's coefficients come from a freshly inverted Gram matrix;
+        # between grid penalties the updated inverse is refreshed now and then
+        self.exact_coef(refresh=self.level <= target or self.set.updates >= REFRESH_EVERY)
         self.refresh_correlations()
 
     def _drop(self, slot: int) -> None:
@@ -395,15 +441,25 @@ class _Homotopy:
 
 
 class _WorkingSet:
-    """Gene ids of the working set in insertion order, with their rows of X^T."""
+    """Gene ids of the working set in insertion order, with their exact rows.
 
-    def __init__(self, XT: np.ndarray, genes: np.ndarray) -> None:
-        self.XT = XT
-        self.screen = CorrelationScreen(XT)
+    The rows live in a buffer that grows by doubling, so adding genes copies
+    only the new rows.
+    """
+
+    def __init__(self, design: Design, genes: np.ndarray, screen: CorrelationScreen) -> None:
+        self.design = design
+        self.screen = screen
         self.genes = np.asarray(genes, dtype=int)
-        self.position = np.full(XT.shape[0], -1, dtype=int)
+        self.position = np.full(design.shape[0], -1, dtype=int)
         self.position[self.genes] = np.arange(self.genes.size)
-        self.rows = XT[self.genes]
+        self._buffer = np.empty((max(2 * self.genes.size, 64), design.shape[1]))
+        self._buffer[:self.genes.size] = design.rows(self.genes)
+
+    @property
+    def rows(self) -> np.ndarray:
+        """``(size, n)`` exact rows of the working set (a view)."""
+        return self._buffer[:self.genes.size]
 
     def add(self, genes: np.ndarray) -> None:
         """Append genes not yet in the set."""
@@ -412,9 +468,14 @@ class _WorkingSet:
         genes = genes[np.sort(first)]
         new = genes[self.position[genes] < 0]
         if new.size:
-            self.position[new] = np.arange(self.genes.size, self.genes.size + new.size)
+            size = self.genes.size
+            if size + new.size > self._buffer.shape[0]:
+                grown = np.empty((2 * (size + new.size), self._buffer.shape[1]))
+                grown[:size] = self.rows
+                self._buffer = grown
+            self._buffer[size:size + new.size] = self.design.rows(new)
+            self.position[new] = np.arange(size, size + new.size)
             self.genes = np.concatenate([self.genes, new])
-            self.rows = np.vstack([self.rows, self.XT[new]])
 
 
 @functools.lru_cache(maxsize=1)
@@ -423,7 +484,7 @@ def _blas() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def lasso_grid_path(XT: np.ndarray, y: np.ndarray, alphas: Sequence[float], *,
+def lasso_grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequence[float], *,
                     initial_size: Optional[int] = None,
                     candidates: Optional[np.ndarray] = None,
                     kkt_tol: float = KKT_TOL) -> LassoPath:
@@ -431,9 +492,11 @@ def lasso_grid_path(XT: np.ndarray, y: np.ndarray, alphas: Sequence[float], *,
 
     Parameters
     ----------
-    XT : numpy.ndarray
+    XT : numpy.ndarray or design
         ``(p, n)`` **transposed** design: one row per gene, each row centred
-        (standardized genes, transposed and C-contiguous for speed).
+        (standardized genes, transposed and C-contiguous for speed), or a
+        design of :mod:`tools.statistics.design` (a fold's standardized genes
+        built without writing them, :func:`~tools.statistics.design.standardized_design`).
     y : numpy.ndarray
         ``(n,)`` centred response.
     alphas : sequence of float
@@ -460,32 +523,34 @@ def lasso_grid_path(XT: np.ndarray, y: np.ndarray, alphas: Sequence[float], *,
         return _grid_path(XT, y, alphas, initial_size, candidates, kkt_tol)
 
 
-def _grid_path(XT: np.ndarray, y: np.ndarray, alphas: Sequence[float],
+def _grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequence[float],
                initial_size: Optional[int], candidates: Optional[np.ndarray],
                kkt_tol: float) -> LassoPath:
-    XT = np.ascontiguousarray(XT, dtype=float)
+    design = as_design(XT)
     y = np.asarray(y, dtype=float)
-    p, n = XT.shape
+    p, n = design.shape
     alphas = np.asarray(alphas, dtype=float)
     coefs = np.zeros((alphas.size, p))
     violation = np.zeros(alphas.size)
-    corr_y = XT @ y
-    top = float(np.max(np.abs(corr_y))) if p else 0.0
-    if p == 0 or top <= 1e-14 * max(1.0, float(np.abs(y).sum())):
+    if p == 0:
         return LassoPath(alphas, coefs, violation)
     size = min(p, initial_size or max(2 * n, 100))
-    start = np.argsort(-np.abs(corr_y), kind="stable")[:size]
+    screen = CorrelationScreen(design)
+    # the genes most correlated with y, largest |x_j^T y| first (ties: smaller index)
+    start, _, top = screen.largest(y, np.zeros(0, dtype=int), 0.0, size)
+    if top <= 1e-14 * max(1.0, float(np.abs(y).sum())):
+        return LassoPath(alphas, coefs, violation)
     if candidates is not None and len(candidates):
         extra = np.setdiff1d(np.asarray(candidates, dtype=int), start)
         start = np.concatenate([start, extra])
-    working = _WorkingSet(XT, start)
+    working = _WorkingSet(design, start, screen)
     state = _State(np.zeros(0, dtype=int), np.zeros(0), top)
-    steps, stride = 0, CHECK_STRIDE
+    steps, stride, path = 0, CHECK_STRIDE, None
     for index in np.argsort(-alphas, kind="stable"):
         target = n * alphas[index]
         if target < state.level:
-            state, taken, violation[index], stride = _certified_descent(
-                working, y, state, target, kkt_tol, stride)
+            state, taken, violation[index], stride, path = _certified_descent(
+                working, y, state, target, kkt_tol, stride, path)
             steps += taken
         coefs[index, state.active] = state.coef
     return LassoPath(alphas, coefs, violation, steps, int(working.genes.size))
@@ -509,14 +574,16 @@ def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
     """
     level = path.level
     limit = max(2 * path.y.size, 100)
-    # the outside genes nearest to the boundary, ranked, with exact values
+    # the outside genes nearest to the boundary, ranked, with exact values, and
+    # every violator (up to ``limit``)
+    violation_level = level * (1.0 + kkt_tol)
     ranked, values, top = working.screen.largest(path.residual(), working.genes,
-                                                 NEAR_FRACTION * level,
-                                                 max(limit, NEAR_BOUNDARY))
+                                                 NEAR_FRACTION * level, NEAR_BOUNDARY,
+                                                 violation_level, limit)
     inside = np.abs(path.corr)
     inside[path.is_active] = 0.0
     worst = max(top, float(inside.max(initial=0.0))) / level - 1.0
-    violators = ranked[values > level * (1.0 + kkt_tol)]
+    violators = ranked[values > violation_level]
     return worst, violators[:limit], ranked[:NEAR_BOUNDARY]
 
 
@@ -527,7 +594,7 @@ def _resume_point(working: _WorkingSet, knots: List[Tuple[tuple, np.ndarray]],
         return fallback
     residuals = np.column_stack([r for _, r in knots])
     levels = np.array([point[2] for point, _ in knots])
-    corr = np.abs(working.XT[added] @ residuals) / levels
+    corr = np.abs(working.design.rows(added) @ residuals) / levels
     valid = np.flatnonzero(np.all(corr <= 1.0 + kkt_tol, axis=0))
     if not valid.size:
         return fallback
@@ -535,7 +602,8 @@ def _resume_point(working: _WorkingSet, knots: List[Tuple[tuple, np.ndarray]],
 
 
 def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, target: float,
-                       kkt_tol: float, stride: int = 16) -> Tuple[_State, int, float, int]:
+                       kkt_tol: float, stride: int = 16, path: Optional[_Homotopy] = None
+                       ) -> Tuple[_State, int, float, int, _Homotopy]:
     """Descend from a certified state to ``target``, checking KKT on every gene.
 
     The working-set homotopy pauses every ``stride`` events for a full KKT
@@ -543,9 +611,15 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
     resumes from the latest knot still valid for the enlarged set (or the last
     certified point). A passed check adds the few outside genes nearest to the
     boundary, which are the likeliest to enter next.
+
+    ``path``: the homotopy that ended at ``state`` (the previous grid
+    penalty), continued instead of rebuilt. Returns the new certified state,
+    the events taken, the KKT violation, the stride and the homotopy (at the
+    returned state).
     """
     steps, worst = 0, 0.0
-    path = _Homotopy(working.rows, y, state, working.position)
+    if path is None:
+        path = _Homotopy(working.rows, y, state, working.position)
     for _ in range(MAX_CHECKS):
         path.descend(target, stride, working.genes)
         steps += path.steps
@@ -571,7 +645,7 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
     else:
         raise RuntimeError(f"Lasso path stopped at alpha={state.level / y.size:.3g} before "
                            f"reaching alpha={target / y.size:.3g} ({MAX_CHECKS} checks)")
-    return state, steps, max(worst, 0.0), stride
+    return state, steps, max(worst, 0.0), stride, path
 
 
 def centre_columns(XT: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float]:

@@ -16,12 +16,12 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from tools.statistics.crossval import GridCV, cross_validate_lasso_grid
+from tools.statistics.design import standardized_design
 from tools.statistics.inputs import ProblemData
 from tools.statistics.lasso import Lasso, lasso_grid_path
 from tools.statistics.models.base import LinearFit, StatisticalModel
 from tools.statistics.models.registry import register_model
 from tools.statistics.residualize import residualize
-from tools.statistics.standardize import standardize_transposed
 
 
 @register_model("lasso")
@@ -52,6 +52,6 @@ class LassoModel(StatisticalModel):
                                  penalties, folds, XT=XT)
         chosen = cv.choose(self.config.fallback_penalty)
         residual, covariates = residualize(data.y, data.Z)
-        standardize_transposed(XT)  # the folds are done with it: standardized in place
-        path = lasso_grid_path(XT, residual, [penalties[chosen]], candidates=cv.support)
+        path = lasso_grid_path(standardized_design(XT), residual, [penalties[chosen]],
+                               candidates=cv.support)
         return self.outcome(data, cv, chosen, LinearFit(path.coefs[0], covariates))
