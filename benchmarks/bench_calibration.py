@@ -68,8 +68,8 @@ false genes, FDR = mean of V / max(selected, 1), power = true / 10.
 
 Usage::
 
-    python benchmarks/bench_calibration.py              # default: n = 150, p = 2,000 (~3 min, 2 cores)
-    python benchmarks/bench_calibration.py --full       # n = 250, 6 structures, 200 null reps (~25 min)
+    python benchmarks/bench_calibration.py              # default: n = 150, p = 2,000 (~2 min)
+    python benchmarks/bench_calibration.py --full       # n = 250, 7 structures, 200 null reps (~13 min)
     python benchmarks/bench_calibration.py --check-before a3592e7 --check-reps 5
 """
 
@@ -93,7 +93,7 @@ from scipy import optimize, special
 from threadpoolctl import threadpool_limits
 
 REPO = Path(__file__).resolve().parent.parent
-if __name__ == "__main__" and "--worker-before" not in sys.argv:
+if __name__ == "__main__":
     sys.path.insert(0, str(REPO))
 
 BEFORE_COMMIT = "a3592e7"
