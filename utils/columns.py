@@ -82,6 +82,40 @@ def is_binary(values: Iterable[float]) -> bool:
     return array.size > 0 and bool(np.all((array == 0.0) | (array == 1.0)))
 
 
+#: A trait whose values are 0 or 1 except at most this share of its samples (or a
+#: single sample) is a binary trait with stray values (refused), not a continuous trait.
+STRAY_SHARE = 0.05
+
+
+def stray_binary_values(values: Iterable[float]) -> np.ndarray:
+    """The values that break the 0/1 coding of a trait that is otherwise binary.
+
+    A column holding both 0 and 1 whose other (non-missing) values are at most
+    :data:`STRAY_SHARE` of its samples, or a single sample, is a binary trait with
+    entry errors:
+    one stray ``2`` must not silently turn a case/control trait continuous.
+    Returns the stray values (sorted, distinct), empty when the column is
+    binary or genuinely non-binary.
+
+    Examples
+    --------
+    >>> stray_binary_values([0, 1] * 20 + [2]).tolist()
+    [2.0]
+    >>> stray_binary_values([0.0, 1.0, 2.0, 3.0]).size, stray_binary_values([0, 1, 1]).size
+    (0, 0)
+    >>> stray_binary_values([0, 1, 0, 1, 0.5]).tolist()
+    [0.5]
+    """
+    array = np.asarray(values, dtype=float).ravel()
+    array = array[~np.isnan(array)]
+    coded = (array == 0.0) | (array == 1.0)
+    if coded.all() or not ((array == 0.0).any() and (array == 1.0).any()):
+        return np.zeros(0)
+    if np.sum(~coded) > max(1.0, STRAY_SHARE * array.size):
+        return np.zeros(0)
+    return np.unique(array[~coded])
+
+
 def is_two_valued(values: Iterable[float]) -> bool:
     """True when there are exactly two distinct non-missing values (SPEC 4.7's binary).
 

@@ -10,11 +10,15 @@ disagree.
 * Two-step problems (the condition is another trait): every pair of usable
   (trait cohort, condition cohort) ordered by the product of sample sizes,
   largest first, ties by the two ids; the first pair whose linked tables share
-  at least one of the condition's known related genes wins. Those shared genes
-  (in ``task_info`` order, matched exactly as official symbols) are the
-  regressors of step 1. The search is lazy (:class:`PairSearch`): the pairs are
-  never listed, so a tree with thousands of cohorts costs O(N log N), and which
-  genes may be regressors is a parameter (``regressor_genes``).
+  at least one regressor gene wins. Regressor genes are the condition's known
+  related genes that are *not* among the trait's own related genes
+  (instrument exclusion: a gene known for the trait would carry the trait
+  into the predicted condition, and would be removed from the trait's genes),
+  present in both tables, in ``task_info`` order, matched exactly as official
+  symbols (:func:`condition_regressor_genes`). The search is lazy
+  (:class:`PairSearch`): the pairs are never listed, so a tree with thousands
+  of cohorts costs O(N log N), and which genes may be regressors is a
+  parameter (``regressor_genes``).
 """
 
 from __future__ import annotations
@@ -67,15 +71,20 @@ class Selection:
         ``(cohort,)`` for one-step, ``(trait_cohort, condition_cohort)`` for
         two-step; empty when nothing could be selected.
     regressors : list of str
-        Two-step only: the condition's related genes present in both tables.
+        Two-step only: the regressor genes (:func:`condition_regressor_genes`)
+        present in both tables.
     reason : str
         Why nothing was selected (empty when something was).
+    sample_sizes : tuple of int
+        The ``sample_size`` that ``cohort_info.json`` records for each selected
+        cohort (aligned with ``cohorts``).
     """
 
     problem: Problem
     cohorts: Tuple[str, ...] = ()
     regressors: List[str] = field(default_factory=list)
     reason: str = ""
+    sample_sizes: Tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -122,20 +131,31 @@ def rank_one_step(cohorts: Mapping[str, CohortSummary],
     return [c.cohort for c in eligible]
 
 
-def condition_regressor_genes(condition_genes: Sequence[str]) -> RegressorGenes:
-    """The SPEC 5.2 regressor rule: the condition's related genes present in a table.
+def condition_regressor_genes(condition_genes: Sequence[str],
+                              trait_genes: Sequence[str] = ()) -> RegressorGenes:
+    """The SPEC 5.2 regressor rule: the condition's related genes that are not the
+    trait's own, present in a table.
 
     Parameters
     ----------
     condition_genes : sequence of str
         The condition's ``related_genes`` in task order (repeats are dropped).
+    trait_genes : sequence of str
+        The trait's ``related_genes``: excluded (instrument exclusion).
 
     Returns
     -------
     callable
-        ``regressor_genes(columns)``: the condition genes among ``columns``, in task order.
+        ``regressor_genes(columns)``: the regressor genes among ``columns``, in task order.
+
+    Examples
+    --------
+    >>> rule = condition_regressor_genes(["A", "B", "C"], trait_genes=["B"])
+    >>> rule({"A", "B", "C", "D"})
+    ['A', 'C']
     """
-    ordered = list(dict.fromkeys(condition_genes))
+    excluded = set(trait_genes)
+    ordered = [gene for gene in dict.fromkeys(condition_genes) if gene not in excluded]
 
     def regressor_genes(columns: Container[str]) -> List[str]:
         return [gene for gene in ordered if gene in columns]
@@ -144,8 +164,9 @@ def condition_regressor_genes(condition_genes: Sequence[str]) -> RegressorGenes:
 
 
 def shared_regressors(condition_genes: Sequence[str], trait_columns: Sequence[str],
-                      condition_columns: Sequence[str]) -> List[str]:
-    """Related genes of the condition present in both linked tables (task order).
+                      condition_columns: Sequence[str],
+                      trait_genes: Sequence[str] = ()) -> List[str]:
+    """Regressor genes (:func:`condition_regressor_genes`) present in both linked tables.
 
     The column arguments may also be sets (frozensets), which avoids
     rebuilding ~18k-element sets when one caller checks many pairs.
@@ -153,8 +174,8 @@ def shared_regressors(condition_genes: Sequence[str], trait_columns: Sequence[st
     trait_set = trait_columns if isinstance(trait_columns, AbstractSet) else set(trait_columns)
     condition_set = (condition_columns if isinstance(condition_columns, AbstractSet)
                      else set(condition_columns))
-    return [gene for gene in condition_regressor_genes(condition_genes)(trait_set)
-            if gene in condition_set]
+    rule = condition_regressor_genes(condition_genes, trait_genes)
+    return [gene for gene in rule(trait_set) if gene in condition_set]
 
 
 def ranked_cohorts(cohorts: Mapping[str, CohortSummary]) -> List[CohortSummary]:
@@ -306,7 +327,8 @@ def select_cohorts(problem: Problem,
                    condition_genes: Sequence[str] = (),
                    gene_columns: Optional[GeneColumns] = None,
                    strict: bool = False,
-                   regressor_genes: Optional[RegressorGenes] = None) -> Selection:
+                   regressor_genes: Optional[RegressorGenes] = None,
+                   trait_genes: Sequence[str] = ()) -> Selection:
     """Select the cohort (one-step) or cohort pair (two-step) of a problem.
 
     Parameters
@@ -328,7 +350,10 @@ def select_cohorts(problem: Problem,
     regressor_genes : callable, optional
         Two-step only: which genes of a table may be regressors (see
         :class:`PairSearch`); default :func:`condition_regressor_genes` of
-        ``condition_genes``.
+        ``condition_genes`` and ``trait_genes``.
+    trait_genes : sequence of str
+        Two-step only: the trait's ``related_genes`` (excluded from the
+        regressors by the default rule).
 
     Returns
     -------
@@ -340,21 +365,25 @@ def select_cohorts(problem: Problem,
         if not ranked:
             need = "" if problem.condition is None else f" with {problem.condition}"
             return Selection(problem, reason=f"no usable cohort{need} for {problem.trait}")
-        return Selection(problem, (ranked[0],))
+        return Selection(problem, (ranked[0],),
+                         sample_sizes=(trait_cohorts[ranked[0]].sample_size,))
     condition_cohorts = usable_cohorts(condition_info or {})
     if not trait_cohorts or not condition_cohorts:
         missing = problem.trait if not trait_cohorts else problem.condition
         return Selection(problem, reason=f"no usable cohort for {missing}")
     if gene_columns is None:
         raise ValueError("two-step selection needs a gene_columns reader")
-    rule = regressor_genes or condition_regressor_genes(condition_genes)
+    rule = regressor_genes or condition_regressor_genes(condition_genes, trait_genes)
     found = PairSearch(problem, trait_cohorts, condition_cohorts, gene_columns, rule,
                        strict=strict).run()
     if found is None:
         return Selection(problem, reason=f"no cohort pair of {problem.trait} and "
-                         f"{problem.condition} shares a known gene of {problem.condition}")
+                         f"{problem.condition} shares a known gene of {problem.condition} "
+                         f"that is not a known gene of {problem.trait}")
     trait_cohort, condition_cohort, regressors = found
-    return Selection(problem, (trait_cohort, condition_cohort), regressors)
+    return Selection(problem, (trait_cohort, condition_cohort), regressors,
+                     sample_sizes=(trait_cohorts[trait_cohort].sample_size,
+                                   condition_cohorts[condition_cohort].sample_size))
 
 
 class LinkedTableIndex:
@@ -469,4 +498,5 @@ def select_in_tree(problem: Problem, preprocess_root: PathLike,
         return select_cohorts(problem, info(problem.trait))
     return select_cohorts(problem, info(problem.trait), info(problem.condition),
                           related_genes(task_info, problem.condition), index.gene_columns,
-                          strict=strict, regressor_genes=regressor_genes)
+                          strict=strict, regressor_genes=regressor_genes,
+                          trait_genes=related_genes(task_info, problem.trait))

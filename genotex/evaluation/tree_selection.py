@@ -222,7 +222,8 @@ class TreeSelections:
                 result = select_cohorts(problem, trait_records,
                                         self.cohort_info(problem.condition).valid,
                                         related_genes(self.task_info, problem.condition),
-                                        gene_columns)
+                                        gene_columns,
+                                        trait_genes=related_genes(self.task_info, problem.trait))
             else:
                 result = select_cohorts(problem, trait_records)
             self._selections[problem] = result

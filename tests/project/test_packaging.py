@@ -213,3 +213,39 @@ def test_non_editable_install_works_from_another_folder(tmp_path):
     check_installed_layout(bin_dir, elsewhere)
     check_commands(bin_dir, elsewhere)
     check_demo_runs(bin_dir, elsewhere, tmp_path / "work")
+
+
+# Pinned requirements that no module imports, with what uses them instead (issue 9:
+# "every pinned dependency is used for its purpose or removed").
+USED_WITHOUT_IMPORT = {
+    "jupyter": "the `jupyter nbconvert` command of the README and notebook front-ends",
+    "ipykernel": "the python3 kernel that executes the notebooks (nbclient, the sandbox)",
+    "dask": "the scheduler side of regress.py --scheduler (imported through distributed)",
+}
+IMPORT_NAMES = {"scikit-learn": "sklearn", "jupyter_client": "jupyter_client"}
+
+
+def imported_top_level_names() -> set:
+    """Top-level modules imported anywhere in the four packages and the scripts."""
+    names = set()
+    files = [p for package in PACKAGES for p in (REPO_ROOT / package).rglob("*.py")]
+    files += list(REPO_ROOT.glob("*.py")) + list((REPO_ROOT / "examples").glob("*.py"))
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def test_every_pinned_runtime_dependency_is_used():
+    pinned = [Requirement(line.split("#")[0].strip()).name
+              for line in (REPO_ROOT / "requirements.txt").read_text().splitlines()
+              if line.split("#")[0].strip()]
+    imported = imported_top_level_names()
+    unused = [name for name in pinned if name not in USED_WITHOUT_IMPORT
+              and IMPORT_NAMES.get(name, name.replace("-", "_")) not in imported]
+    assert not unused, f"pinned in requirements.txt but never imported: {unused}"
+    assert not {"mygene", "gseapy"} & set(pinned)

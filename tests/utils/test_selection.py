@@ -100,16 +100,17 @@ def test_invalid_record_is_ignored_when_evaluating_and_fails_regress(tmp_path):
 
 # --------------------------------------------------------------------------- lazy pair search
 
-def brute_force_pair(trait, condition, columns, genes):
-    """SPEC 5.2 by the book: list every pair, sort, take the first with regressors."""
+def brute_force_pair(trait, condition, columns, genes, trait_genes=()):
+    """SPEC 5.2 by the book: list every pair, sort, take the first with regressors
+    (the condition's genes that are not the trait's, in both tables)."""
     pairs = sorted(((t, c) for t in trait for c in condition),
                    key=lambda tc: (-trait[tc[0]]["sample_size"] * condition[tc[1]]["sample_size"],
                                    tc[0], tc[1]))
     for t, c in pairs:
         if columns.get(("T", t)) is None or columns.get(("C", c)) is None:
             continue  # unreadable table
-        shared = [g for g in dict.fromkeys(genes)
-                  if g in columns[("T", t)] and g in columns[("C", c)]]
+        shared = [g for g in dict.fromkeys(genes) if g not in trait_genes
+                  and g in columns[("T", t)] and g in columns[("C", c)]]
         if shared:
             return (t, c), shared
     return (), []
@@ -137,8 +138,14 @@ def test_lazy_search_equals_listing_every_pair(data):
     columns = {("T", t): data.draw(table) for t in trait}
     columns.update({("C", c): data.draw(table) for c in condition})
     genes = data.draw(st.lists(st.sampled_from(pool), max_size=4))
-    sel = select_cohorts(Problem("T", "C"), trait, condition, genes, reader_of(columns))
-    assert (sel.cohorts, sel.regressors) == brute_force_pair(trait, condition, columns, genes)
+    own = data.draw(st.lists(st.sampled_from(pool), max_size=2))
+    sel = select_cohorts(Problem("T", "C"), trait, condition, genes, reader_of(columns),
+                         trait_genes=own)
+    assert (sel.cohorts, sel.regressors) == brute_force_pair(trait, condition, columns, genes,
+                                                             own)
+    if sel.ok:
+        sizes = (trait[sel.cohorts[0]]["sample_size"], condition[sel.cohorts[1]]["sample_size"])
+        assert sel.sample_sizes == sizes
 
 
 def test_lazy_search_reads_each_table_once_when_every_pair_fails():
@@ -196,6 +203,30 @@ def test_regressor_rule_is_a_parameter():
     excluded = select_cohorts(Problem("T", "C"), trait, condition, ["G1", "G2"],
                               reader_of(columns), regressor_genes=excluding)
     assert excluded.cohorts == ("T2", "C1") and excluded.regressors == ["G2"]
+
+
+def test_the_traits_own_known_genes_are_never_regressors(tmp_path):
+    """SPEC 5.2's instrument exclusion is the default rule of select_cohorts and
+    select_in_tree, so regress.py and eval.py's dataset selection both use it."""
+    trait = {"T1": record(100), "T2": record(10)}
+    condition = {"C1": record(100)}
+    columns = {("T", "T1"): {"G1"}, ("T", "T2"): {"G1", "G2"}, ("C", "C1"): {"G1", "G2"}}
+    sel = select_cohorts(Problem("T", "C"), trait, condition, ["G1", "G2"],
+                         reader_of(columns), trait_genes=["G1", "X"])
+    assert sel.cohorts == ("T2", "C1") and sel.regressors == ["G2"]
+    assert sel.sample_sizes == (10, 100)
+    none = select_cohorts(Problem("T", "C"), trait, condition, ["G1"], reader_of(columns),
+                          trait_genes=["G1"])
+    assert not none.ok and "not a known gene of T" in none.reason
+    root = tmp_path / "preprocess"
+    for name, cohort, genes in [("T", "GSE1", ["A", "B", "Z"]), ("C", "Xena", ["B", "Z"])]:
+        (root / name).mkdir(parents=True)
+        (root / name / "cohort_info.json").write_text(json.dumps({cohort: record(20)}))
+        header = ",".join(["", name] + genes)
+        (root / name / f"{cohort}.csv").write_text(header + "\ns1,1" + ",1" * len(genes))
+    task = {"T": {"related_genes": ["Z"], "conditions": ["C"]},
+            "C": {"related_genes": ["Z", "B"], "conditions": []}}
+    assert select_in_tree(Problem("T", "C"), root, task).regressors == ["B"]
 
 
 def test_strict_search_raises_the_first_unreadable_table_in_order():

@@ -9,10 +9,12 @@ Appendix A), which call the same engine as ``regress.py``
   ``lmm``, ...), which the engine and the compatibility names both run;
   :mod:`~tools.statistics.inputs`: what a model receives;
 * :mod:`~tools.statistics.batch`, :mod:`~tools.statistics.standardize`,
-  :mod:`~tools.statistics.residualize`: data preparation and the path decision;
+  :mod:`~tools.statistics.residualize`, :mod:`~tools.statistics.adjust`: data
+  preparation, covariates unpenalized, and the path decision;
 * :mod:`~tools.statistics.lasso`, :mod:`~tools.statistics.kkt_screen`: certified
-  Lasso paths; :mod:`~tools.statistics.lmm`, :mod:`~tools.statistics.gls`,
-  :mod:`~tools.statistics.fdr`: the mixed model and its tests;
+  Lasso paths; :mod:`~tools.statistics.lmm`, :mod:`~tools.statistics.reml`,
+  :mod:`~tools.statistics.gls`, :mod:`~tools.statistics.fdr`: the mixed model, its
+  variance ratio and its tests;
 * :mod:`~tools.statistics.ranking`, :mod:`~tools.statistics.crossval`,
   :mod:`~tools.statistics.two_step`, :mod:`~tools.statistics.cohort_cache`.
 

@@ -15,6 +15,7 @@ two problems of a run is re-parsed, never served stale.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import hashlib
 import io
@@ -23,7 +24,7 @@ import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -111,13 +112,30 @@ def _read(path: Path) -> Tuple[bytes, str]:
     return raw, hashlib.sha256(raw).hexdigest()
 
 
+def _header(raw: bytes) -> list:
+    """The fields of the first CSV row, as written (pandas renames repeats ``X.1``)."""
+    first = raw.split(b"\n", 1)[0].decode("utf-8", errors="replace").rstrip("\r")
+    return next(csv.reader([first]), [])
+
+
+def _first_repeat(names: Sequence[str]) -> Optional[Tuple[str, int, int]]:
+    """The first name that occurs twice, with both positions (0-based), or None."""
+    seen: Dict[str, int] = {}
+    for position, name in enumerate(names):
+        if name in seen:
+            return name, seen[name], position
+        seen[name] = position
+    return None
+
+
 def parse_linked_table(path: PathLike, raw: bytes) -> pd.DataFrame:
     """Parse the bytes of a linked table (plain or gzip CSV).
 
     Raises
     ------
     InputFileError
-        Empty, undecodable or non-numeric content; the message names the file.
+        Empty, undecodable or non-numeric content, a column name or sample id
+        that occurs twice; the message names the file.
     """
     path = Path(path)
     if raw[:2] == GZIP_MAGIC:
@@ -127,6 +145,12 @@ def parse_linked_table(path: PathLike, raw: bytes) -> pd.DataFrame:
             raise InputFileError(path, f"corrupt or truncated gzip data ({exc})") from exc
     if not raw.strip():
         raise InputFileError(path, "empty linked table")
+    repeat = _first_repeat(_header(raw)[1:])
+    if repeat is not None:
+        name, first, second = repeat
+        raise InputFileError(path, f"column {name!r} occurs twice (columns {first + 2} and "
+                             f"{second + 2}); a duplicated gene must be merged, not read "
+                             f"as {name}.1")
     try:
         frame = pd.read_csv(io.BytesIO(raw), index_col=0, low_memory=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
@@ -140,6 +164,11 @@ def parse_linked_table(path: PathLike, raw: bytes) -> pd.DataFrame:
         raise InputFileError(path, f"non-numeric values in {len(bad)} column(s): {shown}")
     frame.columns = [str(c) for c in frame.columns]
     frame.index = frame.index.astype(str)
+    repeat = _first_repeat(list(frame.index))
+    if repeat is not None:
+        name, first, second = repeat
+        raise InputFileError(path, f"sample id {name!r} occurs twice (data rows {first + 1} "
+                             f"and {second + 1})")
     return frame
 
 

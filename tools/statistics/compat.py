@@ -131,10 +131,13 @@ def get_known_related_genes(file_path: PathLike, entity: str) -> List[str]:
 def get_gene_regressors(trait: str, condition: str, trait_df: pd.DataFrame,
                         condition_df: pd.DataFrame, gene_info_path: Optional[PathLike]
                         ) -> Optional[List[str]]:
-    """The condition's known genes present in both tables (None when there is none)."""
-    genes = get_known_related_genes(gene_info_path or default_task_info_path(), condition)
-    shared = shared_regressors(genes, [str(c) for c in trait_df.columns],
-                               [str(c) for c in condition_df.columns])
+    """The condition's known genes that are not the trait's, present in both tables
+    (SPEC 5.2; None when there is none)."""
+    path = gene_info_path or default_task_info_path()
+    shared = shared_regressors(get_known_related_genes(path, condition),
+                               [str(c) for c in trait_df.columns],
+                               [str(c) for c in condition_df.columns],
+                               trait_genes=get_known_related_genes(path, trait))
     return shared or None
 
 
@@ -169,9 +172,11 @@ def _arrays(X: Any, Y: Any, Z: Any) -> Tuple[np.ndarray, np.ndarray, Optional[np
 class ResidualizationRegressor:
     """A gene model fitted on the response with covariates regressed out.
 
-    ``fit(X, Y, Z)`` regresses ``Y`` on ``[1, Z]`` by least squares and fits
-    the gene model on the residual; the LMM instead takes ``Z`` as fixed
-    effects of its tests. ``Z``'s coefficients are available from
+    ``fit(X, Y, Z)`` fits the gene model with ``Z`` unpenalized: ``Y`` and the
+    genes are residualized on ``[1, Z]`` by least squares (the residual genes
+    re-standardized) and the gene model is fitted on the residuals
+    (Frisch-Waugh-Lovell); the LMM instead takes ``Z`` as fixed effects of its
+    tests. ``Z``'s coefficients (of the joint model) are available from
     :meth:`get_covariate_coefficients`, never among the gene coefficients.
     The fit is the registered model's (:meth:`StatisticalModel.fit_estimator`),
     the same as ``regress.py``'s.
@@ -203,7 +208,7 @@ class ResidualizationRegressor:
         return self.fitted_
 
     def fit(self, X: Any, Y: Any, Z: Any = None) -> "ResidualizationRegressor":
-        """Fit the covariates, then the gene model on the residual."""
+        """Fit the gene model with the covariates unpenalized (see the class docstring)."""
         self.fitted_ = self.model.fit_estimator(self.regression_model, *_arrays(X, Y, Z))
         return self
 
@@ -217,11 +222,12 @@ class ResidualizationRegressor:
         return self._fitted().coef
 
     def get_covariate_coefficients(self) -> Dict[str, Any]:
-        """``{"intercept": ..., "coefficients": [...]}`` of ``[1, Z]``."""
+        """``{"intercept": ..., "coefficients": [...]}`` of ``[1, Z]`` (as ``regress.py``
+        reports them)."""
         if self.covariates is None:
             raise RuntimeError("model not fitted")
-        return {"intercept": self.covariates.intercept,
-                "coefficients": [float(c) for c in self.covariates.coef]}
+        joint = self._fitted().reported_covariates()
+        return {"intercept": joint.intercept, "coefficients": [float(c) for c in joint.coef]}
 
     def get_p_values(self) -> Optional[np.ndarray]:
         """Per-gene p-values (LMM), or None for models without tests."""

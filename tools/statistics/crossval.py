@@ -1,22 +1,32 @@
 """Cross-validation and penalty tuning (SPEC 5.5).
 
-* Folds: 5 over a shuffle seeded with 42, every sample tested exactly once,
-  stratified by class for binary traits.
-* Per fold: covariates removed from the training response by least squares
-  (:mod:`tools.statistics.residualize`), genes standardized with training statistics,
-  model fitted, test samples predicted (covariate part + gene part), selected
-  genes compared with the trait's known genes present in the data.
+* Folds: 5 over a shuffle seeded with 42, every sample tested exactly once;
+  binary traits are always stratified by class (a class with fewer than 5
+  members is spread over distinct folds, so no fold gets two cases while
+  another has none).
+* Per fold: genes standardized with training statistics; with covariates,
+  the genes and the response are residualized on ``[1, Z]`` (training
+  samples) and the residual genes re-standardized
+  (:mod:`tools.statistics.adjust`: ``Z`` unpenalized); model fitted, test
+  samples predicted (covariate part + gene part), selected genes compared
+  with the trait's known genes present in the data.
+* Prediction metrics: a binary trait's accuracy, precision, recall and F1
+  are computed from the confusion counts pooled over the folds (every sample's
+  out-of-fold prediction; Forman and Scholz 2010), so a fold without a case
+  contributes its true negatives rather than a recall of 0; a continuous
+  trait's normalized MSE and R^2 are means over the folds.
 * Lasso: the whole penalty grid (``1e-6 ... 1``, 7 values) is solved per fold
   by one certified path (:func:`tools.statistics.lasso.lasso_grid_path`). The chosen
   penalty maximizes the mean selection precision (ties: the smaller penalty);
   if no penalty ever selects a known gene, 0.1. Prediction and selection
-  metrics are both those of the chosen penalty.
+  metrics are both those of the chosen penalty (so the reported selection
+  precision is the largest of the grid's 7 noisy means: optimistic).
 * Any other model (:func:`cross_validate_fits`, the one generic loop): per
   fold, genes standardized with the training statistics, one fit per penalty,
   test samples predicted, the fit's ranked genes compared with the known
   genes. The LMM runs through it with nothing to tune (its per-gene tests have
-  no penalty): the BLUP's prediction metrics and the selection metrics of the
-  genes with corrected p < 0.05.
+  no penalty): the predictions of a least-squares refit of the fold's selected
+  genes, and the selection metrics of the genes with corrected p < 0.05.
 """
 
 from __future__ import annotations
@@ -24,6 +34,8 @@ from __future__ import annotations
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import warnings
 
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
@@ -50,19 +62,24 @@ def make_folds(y: np.ndarray, binary: bool, k: int = N_FOLDS, seed: int = SEED
                ) -> List[np.ndarray]:
     """Test indices of each fold (sorted); together they cover every sample once.
 
-    Binary traits are stratified by class when every class can fill the folds'
-    quota; otherwise (or for continuous traits) plain shuffled folds are used.
+    Binary traits with both classes are always stratified by class (scikit-learn
+    ``StratifiedKFold``): a class with fewer than ``k`` members has them in
+    distinct folds (scikit-learn's warning about it is silenced: it is the
+    intended behaviour). Continuous traits get plain shuffled folds.
     """
     y = np.asarray(y, dtype=float)
     n = y.size
     if n < k:
         raise ValueError(f"{n} samples cannot be split into {k} folds")
     placeholder = np.zeros((n, 1))
-    if binary and np.min(np.unique(y, return_counts=True)[1]) >= k:
+    if binary and np.unique(y).size > 1:
         splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
-        splits = splitter.split(placeholder, y)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The least populated class",
+                                    category=UserWarning)
+            splits = list(splitter.split(placeholder, y))
     else:
-        splits = KFold(n_splits=k, shuffle=True, random_state=seed).split(placeholder)
+        splits = list(KFold(n_splits=k, shuffle=True, random_state=seed).split(placeholder))
     return [np.sort(test) for _, test in splits]
 
 
@@ -105,6 +122,21 @@ def binary_metrics(truth: np.ndarray, predicted: np.ndarray) -> Dict[str, float]
             "precision": 100.0 * tp / n_pred if n_pred else 0.0,
             "recall": 100.0 * tp / n_true if n_true else 0.0,
             "f1": 200.0 * tp / (n_pred + n_true) if n_pred + n_true else 0.0}
+
+
+def cv_prediction_metrics(truths: Sequence[np.ndarray], predictions: Sequence[np.ndarray],
+                          binary: bool, reference_variance: float) -> Dict[str, float]:
+    """Prediction metrics of a cross-validation from each fold's truths and predictions.
+
+    Binary: :func:`binary_metrics` of the confusion counts pooled over the
+    folds. Continuous: the mean over the folds of :func:`prediction_metrics`.
+    """
+    if binary:
+        truth = np.concatenate([np.asarray(t, dtype=float) for t in truths])
+        predicted = np.concatenate([np.asarray(p, dtype=float) for p in predictions])
+        return binary_metrics(truth >= BINARY_THRESHOLD, predicted >= BINARY_THRESHOLD)
+    return mean_metrics([prediction_metrics(t, p, False, reference_variance)
+                         for t, p in zip(truths, predictions)])
 
 
 def selection_metrics(selected: Sequence[str], reference: Sequence[str]) -> Dict[str, float]:
@@ -154,6 +186,9 @@ class GridCV:
     support : numpy.ndarray
         Lasso only: genes non-zero at some penalty of some fold (they seed the
         final fit's working set).
+    reference : tuple of str
+        The known genes the selection metrics (and the penalty choice) were
+        measured against.
     """
 
     penalties: Sequence[Optional[float]]
@@ -161,6 +196,7 @@ class GridCV:
     selection: List[Dict[str, float]] = field(default_factory=list)
     hits: List[bool] = field(default_factory=list)
     support: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    reference: Tuple[str, ...] = ()
 
     def choose(self, fallback: float = FALLBACK_PENALTY) -> int:
         """Index of the chosen penalty (SPEC 5.5); 0 when there is a single value."""
@@ -174,10 +210,12 @@ class GridCV:
         return {"prediction": self.prediction[index], "selection": self.selection[index]}
 
     def tuning(self) -> Dict[str, list]:
-        """The grid, mean selection precision per penalty and known-gene hits."""
+        """The grid, mean selection precision per penalty, known-gene hits, and the
+        known genes the penalty was tuned on."""
         return {"penalties": list(self.penalties),
                 "mean_selection_precision": [s["precision"] for s in self.selection],
-                "known_gene_hit": list(self.hits)}
+                "known_gene_hit": list(self.hits),
+                "reference_genes": list(self.reference)}
 
 
 def choose_penalty(penalties: Sequence[float], mean_precision: Sequence[float],
@@ -223,29 +261,31 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
     names = np.asarray(gene_names, dtype=object)
     reference_set = set(reference)
     variance = float(np.var(y))
-    prediction = [[] for _ in penalties]
-    selection = [[] for _ in penalties]
+    predicted: List[List[np.ndarray]] = [[] for _ in penalties]
+    selection: List[List[Dict[str, float]]] = [[] for _ in penalties]
     hits = [False] * len(penalties)
     candidates = None
     support = np.zeros(0, dtype=int)
     for test in folds:
         train = train_indices(y.size, test)
-        design = standardized_design(XT, train)
-        residual, covariates = residualize(y[train], _rows(Z, train))
+        Z_train, Z_test = _rows(Z, train), _rows(Z, test)
+        design = standardized_design(XT, train, Z_train)
+        residual, covariates = residualize(y[train], Z_train)
         path = lasso_grid_path(design, residual, penalties, candidates=candidates)
-        base = covariates.predict(_rows(Z, test), test.size)
         candidates = np.flatnonzero(np.any(path.coefs != 0, axis=0))
-        # held-out samples standardized only for the genes the predictions use
-        predictions = (path.coefs[:, candidates] @ design.other_rows(candidates, test)
-                       + base)
+        # held-out samples transformed only for the genes the predictions use
+        predictions = (path.coefs[:, candidates] @ design.other_rows(candidates, test, Z_test)
+                       + covariates.predict(Z_test, test.size))
         support = np.union1d(support, candidates)
         for i in range(len(penalties)):
             chosen = names[path.coefs[i] != 0]
-            prediction[i].append(prediction_metrics(y[test], predictions[i], binary, variance))
+            predicted[i].append(predictions[i])
             selection[i].append(selection_metrics(chosen, reference))
             hits[i] = hits[i] or bool(reference_set.intersection(chosen))
-    return GridCV(tuple(penalties), [mean_metrics(p) for p in prediction],
-                  [mean_metrics(s) for s in selection], hits, support)
+    truths = [y[test] for test in folds]
+    return GridCV(tuple(penalties),
+                  [cv_prediction_metrics(truths, p, binary, variance) for p in predicted],
+                  [mean_metrics(s) for s in selection], hits, support, tuple(reference))
 
 
 FitFunction = Callable[[np.ndarray, np.ndarray, Optional[np.ndarray], Any], Any]
@@ -284,20 +324,23 @@ def cross_validate_fits(fit: FitFunction, X: np.ndarray, y: np.ndarray, Z: Optio
     variance = float(np.var(y))
     reference_set = set(reference)
 
-    def one_fold(test: np.ndarray) -> List[Tuple[Dict[str, float], Dict[str, float], bool]]:
+    def one_fold(test: np.ndarray) -> List[Tuple[np.ndarray, Dict[str, float], bool]]:
         train, X_train, X_test = fold_rows(X, test, dtype)
         results = []
         for penalty in penalties:
             fitted = fit(X_train, y[train], _rows(Z, train), penalty)
-            predicted = fitted.predict(X_test, _rows(Z, test))
+            predicted = np.asarray(fitted.predict(X_test, _rows(Z, test)), dtype=float)
             chosen = fitted.ranked_genes(gene_names, threshold)["Variable"]
-            results.append((prediction_metrics(y[test], predicted, binary, variance),
-                            selection_metrics(chosen, reference),
+            results.append((predicted, selection_metrics(chosen, reference),
                             bool(reference_set.intersection(chosen))))
         return results
 
     outcomes = list(executor.map(one_fold, folds) if executor else map(one_fold, folds))
+    truths = [y[test] for test in folds]
+    indices = range(len(penalties))
     return GridCV(tuple(penalties),
-                  [mean_metrics([fold[i][0] for fold in outcomes]) for i in range(len(penalties))],
-                  [mean_metrics([fold[i][1] for fold in outcomes]) for i in range(len(penalties))],
-                  [any(fold[i][2] for fold in outcomes) for i in range(len(penalties))])
+                  [cv_prediction_metrics(truths, [fold[i][0] for fold in outcomes], binary,
+                                         variance) for i in indices],
+                  [mean_metrics([fold[i][1] for fold in outcomes]) for i in indices],
+                  [any(fold[i][2] for fold in outcomes) for i in indices],
+                  reference=tuple(reference))

@@ -33,6 +33,8 @@ from typing import Optional, Tuple, Union
 
 import numpy as np
 
+from tools.statistics.adjust import GeneAdjustment
+from tools.statistics.residualize import as_matrix
 from tools.statistics.standardize import safe_scale
 
 BLOCK_GENES = 512          # genes per block: 512 x 167 float64 rows (~0.7 MB) stay in cache
@@ -84,7 +86,9 @@ class DenseDesign:
 class StandardizedDesign:
     """Genes standardized with the statistics of some samples, rows made on demand.
 
-    Build with :func:`standardized_design`.
+    Build with :func:`standardized_design`. With covariates, the standardized
+    genes are also residualized on ``[1, Z]`` and re-standardized (the
+    Frisch-Waugh-Lovell adjustment of :mod:`tools.statistics.adjust`).
 
     Attributes
     ----------
@@ -95,32 +99,45 @@ class StandardizedDesign:
     mean, scale : numpy.ndarray
         Training statistics of each gene (as
         :func:`~tools.statistics.standardize.standardize_transposed` returns them).
+    adjustment : GeneAdjustment or None
+        The covariate adjustment (as
+        :func:`~tools.statistics.adjust.adjust_transposed` returns it).
     single : numpy.ndarray or None
-        ``(p, n)`` float32 standardized training rows (None: products could
-        overflow float32).
+        ``(p, n)`` float32 training rows (None: products could overflow float32).
     row_norm : float
         Upper bound on the norms of the float32 rows.
     """
 
     def __init__(self, raw: np.ndarray, columns: Optional[np.ndarray], mean: np.ndarray,
-                 scale: np.ndarray, single: Optional[np.ndarray], row_norm: float) -> None:
+                 scale: np.ndarray, adjustment: Optional[GeneAdjustment],
+                 Z: Optional[np.ndarray], single: Optional[np.ndarray], row_norm: float
+                 ) -> None:
         self.raw = raw
         self.columns = columns
         self.mean = mean
         self.scale = scale
+        self.adjustment = adjustment
+        self._Z = Z
         self.single = single if _usable(row_norm) else None
         self.row_norm = row_norm
         self.shape: Tuple[int, int] = (raw.shape[0], raw.shape[1] if columns is None
                                        else columns.size)
 
     def rows(self, genes: np.ndarray) -> np.ndarray:
-        """Exact float64 standardized training rows of ``genes``."""
-        return self.other_rows(genes, self.columns)
+        """Exact float64 training rows of ``genes``."""
+        return self.other_rows(genes, self.columns, self._Z)
 
-    def other_rows(self, genes: np.ndarray, columns: Optional[np.ndarray]) -> np.ndarray:
-        """Rows of ``genes`` over the samples ``columns`` (e.g. held-out ones),
-        standardized with the training statistics."""
-        return _standardized_rows(self.raw, genes, columns, self.mean, self.scale)
+    def other_rows(self, genes: np.ndarray, columns: Optional[np.ndarray],
+                   Z: Optional[np.ndarray] = None) -> np.ndarray:
+        """Rows of ``genes`` over the samples ``columns`` (e.g. held-out ones, with
+        their covariates ``Z``), transformed with the training statistics."""
+        genes = np.asarray(genes, dtype=np.intp)
+        block = _standardized_rows(self.raw, genes, columns, self.mean, self.scale)
+        if self.adjustment is None:
+            return block
+        part = GeneAdjustment(self.adjustment.z_mean, self.adjustment.gamma[:, genes],
+                              self.adjustment.scale[genes])
+        return part.transposed(block, Z)
 
 
 def _standardized_rows(raw: np.ndarray, genes: np.ndarray, columns: Optional[np.ndarray],
@@ -144,9 +161,20 @@ def as_design(XT: Union[np.ndarray, Design]) -> Design:
     return XT if isinstance(XT, (DenseDesign, StandardizedDesign)) else DenseDesign(XT)
 
 
+def _provisional(deviation: np.ndarray) -> np.ndarray:
+    """The scale used inside a block: the deviation (``inf`` when exactly 0)."""
+    return np.where(deviation > 0.0, deviation, np.inf)
+
+
 def standardized_design(raw: np.ndarray, columns: Optional[np.ndarray] = None,
-                        block: int = BLOCK_GENES) -> StandardizedDesign:
+                        Z: Optional[np.ndarray] = None, block: int = BLOCK_GENES
+                        ) -> StandardizedDesign:
     """Standardize the genes (rows of ``raw``) over the samples ``columns``.
+
+    Same numbers as :func:`~tools.statistics.standardize.standardize_transposed`
+    on those samples, followed with covariates by
+    :func:`~tools.statistics.adjust.adjust_transposed`, without writing the
+    float64 result.
 
     Parameters
     ----------
@@ -154,8 +182,11 @@ def standardized_design(raw: np.ndarray, columns: Optional[np.ndarray] = None,
         ``(p, N)`` C-contiguous float64 raw genes, one row per gene.
     columns : numpy.ndarray, optional
         Indices of the training samples (default: all).
+    Z : numpy.ndarray, optional
+        Covariates of the training samples (``(n,)`` or ``(n, k)``).
     block : int
-        Genes per block.
+        Genes per block (a multiple of 16 keeps BLAS's grouping of rows, and
+        so the bits of the per-gene products, those of the whole matrix).
 
     Returns
     -------
@@ -175,6 +206,13 @@ def standardized_design(raw: np.ndarray, columns: Optional[np.ndarray] = None,
     mean, deviation = np.empty(p), np.empty(p)
     single = np.empty((p, n), dtype=np.float32)
     buffer = np.empty((min(block, p), n))
+    adjusting = Z is not None
+    if adjusting:
+        Z = as_matrix(Z, n)
+        z_mean = Z.mean(axis=0)
+        projection = np.linalg.pinv(Z - z_mean).T      # (n, k), as adjust_transposed
+        centred_z = (Z - z_mean).T                      # (k, n)
+        gamma, residual_deviation = np.empty((Z.shape[1], p)), np.empty(p)
     for start in range(0, p, block):
         stop = min(p, start + block)
         chunk = buffer[:stop - start]
@@ -185,15 +223,36 @@ def standardized_design(raw: np.ndarray, columns: Optional[np.ndarray] = None,
         mean[start:stop] = chunk.mean(axis=1)
         chunk -= mean[start:stop, None]
         deviation[start:stop] = np.sqrt(np.einsum("ij,ij->i", chunk, chunk) / n)
-        provisional = deviation[start:stop]
-        chunk *= 1.0 / np.where(provisional > 0.0, provisional, 1.0)[:, None]
+        provisional = _provisional(deviation[start:stop])[:, None]
+        if adjusting:
+            chunk /= provisional                         # the exact standardized genes
+            shares = chunk @ projection                  # (genes, k)
+            gamma[:, start:stop] = shares.T
+            chunk -= shares @ centred_z
+            residual_deviation[start:stop] = np.sqrt(np.einsum("ij,ij->i", chunk, chunk) / n)
+            provisional = _provisional(residual_deviation[start:stop])[:, None]
+        chunk *= 1.0 / provisional   # the float32 copy only: within the screen's bound
         np.copyto(single[start:stop], chunk, casting="same_kind")
+    # safe_scale sees every gene's deviation: the genes it scales otherwise
+    # (constant ones) are redone exactly
     scale = safe_scale(deviation, mean)
-    # genes safe_scale treats as constant (it sees every gene): their rows again
-    redo = np.flatnonzero(scale != np.where(deviation > 0.0, deviation, 1.0))
+    redo = scale != _provisional(deviation)
+    adjustment = None
+    if adjusting:
+        changed = np.flatnonzero(redo)
+        if changed.size:   # constant genes: standardized to 0, nothing to adjust
+            gamma[:, changed] = 0.0
+            residual_deviation[changed] = 0.0
+        final = safe_scale(residual_deviation)
+        redo |= final != _provisional(residual_deviation)
+        adjustment = GeneAdjustment(z_mean, gamma, final)
+    design = StandardizedDesign(raw, columns, mean, scale, adjustment, Z, single, 0.0)
+    redo = np.flatnonzero(redo)
     if redo.size:
-        single[redo] = _standardized_rows(raw, redo, columns, mean, scale)
-    # a standardized row's norm is sqrt(n) deviation / scale (float32 rounding
-    # and the reciprocal stay far inside the factor 1.001)
-    row_norm = 1.001 * np.sqrt(n) * float(np.max(deviation / scale)) if p else 0.0
-    return StandardizedDesign(raw, columns, mean, scale, single, row_norm)
+        single[redo] = design.rows(redo)
+    # a row's norm is sqrt(n) deviation / scale (float32 rounding and the
+    # reciprocal stay far inside the factor 1.001)
+    ratio = (residual_deviation / adjustment.scale) if adjusting else (deviation / scale)
+    design.row_norm = 1.001 * np.sqrt(n) * float(np.max(ratio)) if p else 0.0
+    design.single = single if _usable(design.row_norm) else None
+    return design

@@ -32,19 +32,19 @@ from tools.statistics.crossval import N_FOLDS, make_folds
 from tools.statistics.inputs import AnalysisConfig, ProblemData
 from tools.statistics.models import resolve_model
 from tools.statistics.two_step import fit_condition_model, predict_condition, without_regressors
-from utils.columns import gene_columns, is_binary
+from utils.columns import gene_columns, is_binary, stray_binary_values
 from utils.errors import InputFileError
 from utils.problems import Problem, related_genes
 from utils.schemas.result import result_document
-from utils.selection import LinkedTableIndex, Selection, select_in_tree
+from utils.selection import COHORT_INFO_NAME, LinkedTableIndex, Selection, select_in_tree
 
 logger = logging.getLogger(__name__)
 
-ENGINE = "genotex-regress/2"
+ENGINE = "genotex-regress/3"
 
 
 __all__ = ["ENGINE", "AnalysisConfig", "ProblemData", "ProblemOutcome", "problem_data",
-           "analyze", "problem_fingerprint", "run_problem"]
+           "check_trait", "check_sample_sizes", "analyze", "problem_fingerprint", "run_problem"]
 
 
 # --------------------------------------------------------------------------- data
@@ -71,15 +71,65 @@ def _gene_matrix(table: LinkedTable, genes: Sequence[str], rows: np.ndarray) -> 
     return X
 
 
+def check_trait(table: LinkedTable, trait: str, values: np.ndarray) -> None:
+    """Refuse a trait column that cannot be analysed, naming the file.
+
+    A constant trait (one value in every sample with a value) has nothing to
+    associate; a binary trait with a few values other than 0 and 1
+    (:func:`utils.columns.stray_binary_values`) would silently be analysed as
+    continuous.
+
+    Raises
+    ------
+    InputFileError
+    """
+    present = values[np.isfinite(values)]
+    distinct = np.unique(present)
+    if distinct.size == 1:
+        raise InputFileError(table.path, f"trait column {trait!r} is constant "
+                             f"({distinct[0]:g} in all {present.size} samples with a value)")
+    stray = stray_binary_values(present)
+    if stray.size:
+        shown = ", ".join(f"{v:g}" for v in stray[:5])
+        count = int(np.sum(~np.isin(present, [0.0, 1.0])))
+        raise InputFileError(table.path, f"trait column {trait!r} is coded 0/1 except "
+                             f"{count} sample(s) with value {shown}: a binary trait holds "
+                             "only 0 and 1 (SPEC 2)")
+
+
+def check_sample_sizes(selection: Selection, tables: Sequence[LinkedTable],
+                       cohort_info_paths: Sequence[Path]) -> None:
+    """Refuse a linked table whose rows differ from its record's ``sample_size``.
+
+    A table cut short (or replaced) would otherwise be analysed on the
+    samples that remain.
+
+    Raises
+    ------
+    InputFileError
+        Naming the table, its ``cohort_info.json`` and both counts.
+    """
+    for table, cohort, size, info in zip(tables, selection.cohorts, selection.sample_sizes,
+                                         cohort_info_paths):
+        if len(table.samples) != size:
+            raise InputFileError(table.path, f"{len(table.samples)} samples, but {info} "
+                                 f"records sample_size {size} for {cohort} (a truncated "
+                                 "or replaced table?)")
+
+
 def problem_data(problem: Problem, selection: Selection, tables: Sequence[LinkedTable],
                  task_info: Mapping[str, Any]) -> ProblemData:
     """Build ``X``, ``y`` and ``Z`` of a problem from its selected linked tables.
 
     ``tables`` are aligned with ``selection.cohorts`` (trait cohort first).
-    Samples with a missing trait (or covariate) are dropped.
+    Samples with a missing trait (or covariate) are dropped. A trait that
+    cannot be analysed (:func:`check_trait`), or too few samples with both a
+    trait and a covariate value, raise :class:`InputFileError` naming the file
+    and the column.
     """
     trait_table = tables[0]
     y_all = trait_table.column(problem.trait)
+    check_trait(trait_table, problem.trait, y_all)
     genes = _gene_columns(trait_table, problem.trait)
     Z_all: Optional[np.ndarray] = None
     covariate_names: List[str] = []
@@ -102,12 +152,18 @@ def problem_data(problem: Problem, selection: Selection, tables: Sequence[Linked
         Z_all = trait_table.column(problem.condition)[:, None]
         covariate_names = [problem.condition]
     keep = np.isfinite(y_all)
+    if keep.sum() < N_FOLDS * 2:
+        raise InputFileError(trait_table.path, f"only {int(keep.sum())} samples with a "
+                             f"value of trait column {problem.trait!r}; too few to analyse")
     if Z_all is not None:
+        with_trait = int(keep.sum())
         keep &= np.all(np.isfinite(Z_all), axis=1)
+        if keep.sum() < N_FOLDS * 2:
+            raise InputFileError(trait_table.path, f"column {covariate_names[0]!r} has a value "
+                                 f"for only {int(keep.sum())} of the {with_trait} samples "
+                                 f"with a trait value; too few to analyse")
+        check_trait(trait_table, problem.trait, y_all[keep])
     rows = np.flatnonzero(keep)
-    if rows.size < N_FOLDS * 2:
-        raise InputFileError(trait_table.path,
-                             f"only {rows.size} samples with trait values; too few to analyse")
     present = set(genes)
     reference = [g for g in dict.fromkeys(related_genes(task_info, problem.trait))
                  if g in present]
@@ -228,6 +284,8 @@ def run_problem(problem: Problem, preprocess_root: Path, task_info: Mapping[str,
     if previous_fingerprint == fingerprint:
         return ProblemOutcome(problem, "up-to-date", "inputs unchanged")
     tables = [cache.load(path) for path in paths]
+    check_sample_sizes(selection, tables,
+                       [Path(preprocess_root) / owner / COHORT_INFO_NAME for owner in owners])
     data = problem_data(problem, selection, tables, task_info)
     return ProblemOutcome(problem, "done",
                           document=analyze(data, config, fingerprint, workers))

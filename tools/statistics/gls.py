@@ -1,27 +1,44 @@
-"""Per-gene generalized least-squares tests of the LMM (SPEC 5.4).
+"""Per-gene generalized least-squares tests of the LMM (SPEC 5.4), leave-one-gene-out.
 
 Gene ``j`` is tested by GLS of ``y`` on ``[C, x_j]`` under the null model's
-covariance ``V = U diag(lam + delta) U^T = L L^T`` (Cholesky). Whitening by
-``L^-1`` makes the covariance the identity: ``x'V^-1 x`` is the column sum of
-squares of ``L^-1 X`` and ``x'V^-1 y``, ``x'V^-1 C`` come from one product of
-that same matrix (:func:`statistics`). The triangular solve over all genes
-is the costly step, and a fit mostly needs only the genes that can pass the
-FDR threshold (:mod:`tools.statistics.fdr`), so :func:`screen` first bounds every gene's
-t statistic from cheaper quantities:
+covariance with the gene left out of its own kinship::
 
-* ``x'V^-1 y`` and ``C'V^-1 x`` exactly, as ``(V^-1 y)' x`` and
-  ``(V^-1 C)' x`` (one product with the genes);
-* a lower bound of ``x'V^-1 x = sum_i (u_i'x)^2 / (lam_i + delta)``: the
-  ``r`` largest eigenvalues (the spikes of the kinship) exactly, the rest at
-  the smallest weight of the rest, ``1 / (lam_(r+1) + delta)``. With many
-  more genes than samples the other eigenvalues are nearly equal, so the
-  bound is tight.
+    V_-j = K_-j + delta I,   K_-j = K - x_j x_j' / p
 
-A lower ``x'V^-1 x`` can only raise ``|t|``, so a gene whose bound stays
-below the cut-off (with a 10 % margin, far above round-off) has ``p >= q``
-and can neither pass nor change the corrected p-value of a gene that passes.
-The other genes (a few percent) are whitened and tested exactly as when all
-genes are. Arrays for every gene are computed on first request.
+(proximal contamination, Listgarten et al. 2012: a kinship built from the
+tested gene absorbs part of its signal). Everything is computed in the
+*restricted* eigenbasis ``E`` of :mod:`tools.statistics.reml` (``E'C = 0``,
+``B'KB = W diag(mu) W'``, ``E = B W``), where the REML projection is
+``P = E diag(w) E'`` with ``w = 1 / (mu + delta)``. With
+``s_ab = a'P b``, GLS with ``C`` partialled out is
+
+* coefficient ``s_xy / s_xx``; ``rho^2 = s_xy^2 / (s_xx s_yy)``;
+* ``t^2 = df rho^2 / (1 - rho^2)``, ``df = n - rank(C) - 1``.
+
+Leaving the gene out is a rank-one downdate of ``V`` with a closed form
+(Sherman-Morrison): with ``r = s_xx / p``, ``s_xx`` and ``s_xy`` are divided by
+``1 - r``, ``s_yy`` grows by ``s_xy^2 / (p (1 - r))``; the coefficient and the
+residual sum of squares are unchanged and ``t_-j^2 = t^2 / (1 - r)``: free.
+(``1 - r > 0``: ``K`` holds the gene's own term ``x x'/p``, so ``V_-j`` stays
+positive definite.) ``delta`` stays the null model's (estimated once, as
+FaST-LMM does).
+
+Only the genes that can pass the FDR threshold are tested in full
+(:mod:`tools.statistics.fdr`). :func:`screen` computes for every gene, from one
+product of the genes with ``spikes + rank(C) + 1`` vectors,
+
+* ``s_xy = (P y)'x`` exactly;
+* ``s_xx = sum_i w_i (e_i'x)^2`` bounded from both sides: the restricted
+  kinship's spikes (``mu`` above 1.5 x the median) exactly, the rest of
+  ``||E'x||^2 = ||x||^2 - ||Q_C'x||^2`` at the smallest and at the largest
+  remaining weight;
+
+a lower ``s_xx`` bounds ``rho^2`` from above, an upper one bounds the
+leave-one-out factor ``1 / (1 - r)`` from above, so ``t_-j^2`` is bounded from
+above; genes whose bound stays below 0.9 x the cut-off of ``p < q`` (far
+above round-off) cannot pass and are left out. The others (a few percent)
+are tested exactly as when every gene is. Arrays for every gene are computed
+on first request.
 """
 
 from __future__ import annotations
@@ -31,169 +48,153 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 import numpy as np
-from scipy import linalg, special
-from scipy.linalg import blas
+from scipy import special
 
 from tools.statistics.fdr import (Significant, benjamini_hochberg, rank_significant,
                                   significant_genes, two_sided_p)
 
-SPIKE_RATIO = 1.5        # eigenvalues above this multiple of the median are spikes
+SPIKE_RATIO = 1.5        # restricted eigenvalues above this multiple of the median are spikes
 MAX_SPIKES = 0.25        # ... at most this fraction of n, or the screen is skipped
-MARGIN = 0.9             # screen keeps genes whose bound reaches MARGIN * cut-off
-DEGENERATE = 0.01        # genes/responses nearly inside span(C) are always tested
+MARGIN = 0.9             # screen keeps genes whose rho^2 bound reaches MARGIN x cut-off
+DEGENERATE = 0.01        # genes nearly inside span(C) are always tested
 MAX_CANDIDATES = 0.5     # screen not worth it above this fraction of the genes
-
-
-def whiten(chol: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """``L^-1 X`` for a lower-triangular ``L``, in the precision of ``X`` (``X`` is kept).
-
-    One BLAS triangular solve (``trsm``) on the transposed layout:
-    ``X^T L^-T`` is ``(L^-1 X)^T``.
-    """
-    trsm = blas.strsm if X.dtype == np.float32 else blas.dtrsm
-    return trsm(1.0, chol.astype(X.dtype), X.T, side=1, lower=1, trans_a=1).T
+VALID = 1e-10            # a gene with less than this share of its norm outside C is untestable
 
 
 @dataclass(frozen=True)
-class Whitened:
-    """The null model's quantities shared by every gene's test (float64).
+class NullModel:
+    """What every gene's test shares (float64).
 
     Attributes
     ----------
-    chol : ``L``; yw, Cw : ``L^-1 y``, ``L^-1 C``; gram_inv : ``(C'V^-1 C)^-1``;
-    c_y : ``C'V^-1 y``; yy : ``y'V^-1 y`` with ``C`` partialled out;
-    df : degrees of freedom (``n - c - 1``).
+    QC : (n, rank) orthonormal basis of ``span(C)``.
+    mu, E : restricted eigenvalues and eigenvectors (``E'C = 0``).
+    w : ``1 / (mu + delta)``; yt : ``E'y``; Py : ``E (w yt)``, the REML projection of ``y``.
+    syy : ``y'Py``; df : ``n - rank(C) - 1``; n_genes : ``p``, the kinship's divisor.
     """
 
-    chol: np.ndarray
-    yw: np.ndarray
-    Cw: np.ndarray
-    gram_inv: np.ndarray
-    c_y: np.ndarray
-    yy: float
+    QC: np.ndarray
+    mu: np.ndarray
+    E: np.ndarray
+    w: np.ndarray
+    yt: np.ndarray
+    Py: np.ndarray
+    syy: float
     df: int
+    n_genes: int
 
 
-def whitened(values: np.ndarray, vectors: np.ndarray, delta: float, y: np.ndarray,
-             C: np.ndarray) -> Whitened:
-    """Cholesky factor of ``V`` and the whitened response and covariates."""
-    chol = linalg.cholesky((vectors * (values + delta)) @ vectors.T, lower=True)
-    yw = linalg.solve_triangular(chol, y, lower=True)
-    Cw = linalg.solve_triangular(chol, C, lower=True)
-    gram_inv = np.linalg.inv(Cw.T @ Cw)
-    c_y = Cw.T @ yw
-    yy = float(yw @ yw - c_y @ gram_inv @ c_y)
-    return Whitened(chol, yw, Cw, gram_inv, c_y, yy, C.shape[0] - C.shape[1] - 1)
+def null_model(QC: np.ndarray, mu: np.ndarray, E: np.ndarray, y: np.ndarray, delta: float,
+               n_genes: int) -> NullModel:
+    """The shared quantities of the tests at ``delta``."""
+    w = 1.0 / (mu + delta)
+    yt = E.T @ y
+    return NullModel(QC, mu, E, w, yt, E @ (w * yt), float(np.sum(w * yt * yt)),
+                     E.shape[0] - QC.shape[1] - 1, max(int(n_genes), 1))
 
 
-def statistics(model: Whitened, X: np.ndarray
-               ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Coefficient, standard error, t statistic and validity of each column of ``X``.
+def _logo_t(model: NullModel, sxx: np.ndarray, sxy: np.ndarray, valid: np.ndarray
+            ) -> np.ndarray:
+    """Leave-one-gene-out t statistics from the P-sums (see the module docstring)."""
+    safe = np.where(valid, sxx, 1.0)
+    rho2 = np.clip(sxy * sxy / (safe * model.syy), 0.0, 1.0) if model.syy > 0 else 0.0 * sxx
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t2 = np.where(rho2 < 1.0, model.df * rho2 / (1.0 - rho2), np.inf)
+    t2 = t2 / np.maximum(1.0 - sxx / model.n_genes, np.finfo(float).eps)
+    return np.where(valid & (model.df > 0), np.sign(sxy) * np.sqrt(t2), 0.0)
 
-    The products with the genes run in the precision of ``X``; the rest in float64.
+
+def statistics(model: NullModel, X: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Coefficient, leave-one-gene-out t statistic and validity of each column of ``X``.
+
+    One product ``E'X`` in the precision of ``X``; the rest in float64. A gene
+    with (almost) nothing outside ``span(C)`` (a constant gene, or a copy of a
+    covariate) is not valid: coefficient and t are 0, its p-value 1.
     """
-    low = X.dtype
-    Xw = whiten(model.chol, X)
-    # one pass over the whitened genes for x'Wy and x'WC, one for x'Wx
-    both = (np.column_stack([model.yw, model.Cw]).T.astype(low) @ Xw).astype(float)
-    xy_raw, cross_c = both[0], both[1:]
-    raw_xx = np.einsum("ij,ij->j", Xw, Xw).astype(float)
-    xx = raw_xx - np.einsum("cp,cp->p", cross_c, model.gram_inv @ cross_c)
-    xy = xy_raw - cross_c.T @ (model.gram_inv @ model.c_y)
-    valid = xx > 1e-10 * np.maximum(raw_xx, 1e-300)
-    coef = np.where(valid, xy / np.where(valid, xx, 1.0), 0.0)
-    rss = np.maximum(model.yy - coef * xy, 0.0)
-    if model.df > 0:
-        std_err = np.sqrt(rss / model.df / np.where(valid, xx, 1.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_stat = np.where(valid & (std_err > 0), coef / std_err, 0.0)
-    else:
-        std_err = np.full(coef.shape, np.inf)
-        t_stat = np.zeros_like(coef)
-    return coef, std_err, t_stat, valid
+    Xt = (model.E.T.astype(X.dtype) @ X).astype(float)
+    Xt2 = Xt * Xt
+    sxx = model.w @ Xt2
+    sxy = (model.w * model.yt) @ Xt
+    norm2 = np.einsum("ij,ij->j", X, X).astype(float)
+    valid = Xt2.sum(axis=0) > VALID * np.maximum(norm2, np.finfo(float).tiny)
+    coef = np.where(valid, sxy / np.where(valid, sxx, 1.0), 0.0)
+    return coef, _logo_t(model, sxx, sxy, valid), valid
 
 
-def screen(model: Whitened, values: np.ndarray, vectors: np.ndarray, delta: float,
-           X: np.ndarray, threshold: float) -> Optional[np.ndarray]:
+def screen(model: NullModel, X: np.ndarray, threshold: float) -> Optional[np.ndarray]:
     """Genes whose p-value can be below ``threshold`` (a superset, increasing).
 
     ``None`` when the bound would not save work (no clear spikes, too many
-    candidates, a response nearly explained by ``C``, or no valid cut-off).
-    ``values`` ascending, as from ``eigh``.
+    candidates, no residual variance, or no valid cut-off).
     """
     n, p = X.shape
-    median = float(np.median(values))
-    spikes = int(np.sum(values > SPIKE_RATIO * median))
-    if (model.df <= 0 or not 0.0 < threshold < 1.0 or median <= 0
-            or spikes > MAX_SPIKES * n or spikes >= n - 1
-            or model.yy <= DEGENERATE * float(model.yw @ model.yw)):
+    mu = model.mu
+    median = float(np.median(mu)) if mu.size else 0.0
+    order = np.argsort(mu, kind="stable")[::-1]
+    r = int(np.sum(mu > SPIKE_RATIO * median))
+    if (model.df <= 0 or not 0.0 < threshold < 1.0 or median <= 0.0 or r > MAX_SPIKES * n
+            or r >= mu.size - 1 or model.syy <= 0.0):
         return None
-    low = X.dtype
-    r = spikes
-    top = vectors[:, n - r:]                                     # spike eigenvectors
-    weight_top = 1.0 / (values[n - r:] + delta)
-    weight_rest = 1.0 / (values[n - r - 1] + delta)              # smallest weight of the rest
-    # V^-1 y and V^-1 C
-    solve = functools.partial(linalg.solve_triangular, model.chol, lower=True, trans="T")
-    rows = np.column_stack([top, solve(model.yw), solve(model.Cw)]).T.astype(low)
-    product = (rows @ X).astype(float)                           # (r + 1 + c, p)
-    P, xy_raw, cross_c = product[:r], product[r], product[r + 1:]
+    top, rest = order[:r], order[r:]
+    rows = np.column_stack([model.E[:, top], model.QC, model.Py]).T.astype(X.dtype)
+    product = (rows @ X).astype(float)                       # (r + rank + 1, p)
+    spikes, in_c, sxy = product[:r], product[r:-1], product[-1]
     norm2 = np.einsum("ij,ij->j", X, X).astype(float)
-    P2 = P * P
-    raw_lower = weight_top @ P2 + weight_rest * np.maximum(norm2 - P2.sum(axis=0), 0.0)
-    xx_lower = raw_lower - np.einsum("cp,cp->p", cross_c, model.gram_inv @ cross_c)
-    xy = xy_raw - cross_c.T @ (model.gram_inv @ model.c_y)
+    outside_c = norm2 - np.sum(in_c * in_c, axis=0)          # ||E'x||^2
+    rest_norm = np.maximum(outside_c - np.sum(spikes * spikes, axis=0), 0.0)
+    exact = model.w[top] @ (spikes * spikes)
+    sxx_low = exact + model.w[rest].min() * rest_norm
+    sxx_up = exact + model.w[rest].max() * rest_norm
     cut = -special.stdtrit(model.df, threshold / 2.0)
-    rho2_cut = cut * cut / (model.df + cut * cut)                # |t| > cut <=> rho^2 > this
+    c2 = cut * cut / model.df * np.maximum(1.0 - sxx_up / model.n_genes, 0.0)
+    rho2_cut = c2 / (1.0 + c2)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rho2_upper = xy * xy / (xx_lower * model.yy)
-    keep = (xx_lower <= DEGENERATE * raw_lower) | ~(rho2_upper < MARGIN * rho2_cut)
+        rho2_up = sxy * sxy / (sxx_low * model.syy)
+    keep = (outside_c <= DEGENERATE * norm2) | ~(rho2_up < MARGIN * rho2_cut)
     candidates = np.flatnonzero(keep & (norm2 > 0.0))
     return None if candidates.size > MAX_CANDIDATES * p else candidates
 
 
 class GeneTests:
-    """Per-gene GLS results of one fit; arrays for every gene on first request.
+    """Per-gene leave-one-gene-out GLS results of one fit; arrays on first request.
 
     Parameters
     ----------
-    model : Whitened
+    model : NullModel
     X : numpy.ndarray
         The standardized genes (kept by reference).
-    values, vectors, delta
-        The kinship's eigendecomposition and the variance ratio (for :func:`screen`).
     """
 
-    def __init__(self, model: Whitened, X: np.ndarray, values: np.ndarray,
-                 vectors: np.ndarray, delta: float) -> None:
+    def __init__(self, model: NullModel, X: np.ndarray) -> None:
         self.model = model
         self.df = model.df
         self._X = X
-        self._eigen = (values, vectors, delta)
+        self._significant: dict = {}
 
     @functools.cached_property
-    def _all(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _all(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         return statistics(self.model, self._X)
 
     @property
     def coef(self) -> np.ndarray:
-        """GLS effect of every gene."""
+        """GLS effect of every gene (the same with or without the gene in ``K``)."""
         return self._all[0]
 
     @property
-    def std_err(self) -> np.ndarray:
-        """Standard error of every gene's effect."""
+    def t_stat(self) -> np.ndarray:
+        """Leave-one-gene-out t statistic of every gene."""
         return self._all[1]
 
     @property
-    def t_stat(self) -> np.ndarray:
-        """t statistic of every gene."""
+    def valid(self) -> np.ndarray:
+        """Genes with something left outside ``span(C)`` (the others have p = 1)."""
         return self._all[2]
 
     @property
-    def valid(self) -> np.ndarray:
-        """Genes with a non-degenerate GLS variance (the others have p = 1)."""
-        return self._all[3]
+    def std_err(self) -> np.ndarray:
+        """Standard error of every gene's effect (``|coef / t|``; inf when t = 0)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.t_stat != 0, np.abs(self.coef / self.t_stat), np.inf)
 
     @functools.cached_property
     def p_value(self) -> np.ndarray:
@@ -205,21 +206,30 @@ class GeneTests:
         """Benjamini-Hochberg corrected p-value of every gene."""
         return benjamini_hochberg(self.p_value)
 
+    def screened(self, threshold: float) -> Optional[np.ndarray]:
+        """:func:`screen` of these tests."""
+        return screen(self.model, self._X, threshold)
+
     def significant(self, threshold: float) -> Significant:
         """Genes with corrected p below ``threshold``, best first, with their statistics.
 
         Only the screened genes are tested (see the module docstring) unless
-        every gene's statistics have been asked for already.
+        every gene's statistics have been asked for already. Cached per threshold.
         """
+        if threshold not in self._significant:
+            self._significant[threshold] = self._select(threshold)
+        return self._significant[threshold]
+
+    def _select(self, threshold: float) -> Significant:
         if "_all" in self.__dict__:
             if "corrected_p_value" in self.__dict__:
                 order = rank_significant(self.coef, self.corrected_p_value, threshold)
                 return Significant(order, self.coef[order], self.p_value[order],
                                    self.corrected_p_value[order])
             return significant_genes(self.coef, self.t_stat, self.valid, self.df, threshold)
-        candidates = screen(self.model, *self._eigen, self._X, threshold)
+        candidates = self.screened(threshold)
         if candidates is None:
             return significant_genes(self.coef, self.t_stat, self.valid, self.df, threshold)
-        coef, _, t_stat, valid = statistics(self.model, np.ascontiguousarray(self._X[:, candidates]))
+        coef, t_stat, valid = statistics(self.model, np.ascontiguousarray(self._X[:, candidates]))
         return significant_genes(coef, t_stat, valid, self.df, threshold,
                                  genes=candidates, m=self._X.shape[1])

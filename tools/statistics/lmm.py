@@ -2,45 +2,58 @@
 
 Model for gene ``j``::
 
-    y = C beta + x_j b_j + g + e,   g ~ N(0, s2 K),   e ~ N(0, s2 delta I)
+    y = C beta + x_j b_j + g + e,   g ~ N(0, s2 K_-j),   e ~ N(0, s2 delta I)
+    C = [1, Z, u_1 .. u_k]
 
-with ``C = [1, Z]`` (intercept and covariates), the kinship
-``K = Xs Xs^T / p`` of the standardized genes, and ``delta`` the ratio of
-residual to genetic variance. Following FaST-LMM (Lippert et al. 2011):
+with ``K = Xs Xs' / p`` the kinship of the standardized genes, ``K_-j`` the
+same without gene ``j``, ``u_1 .. u_k`` the top principal components of the
+samples and ``delta`` the ratio of residual to kinship variance. The choices,
+each measured by ``benchmarks/bench_calibration.py`` (docs/statistics.md):
 
-1. one eigendecomposition ``K = U diag(lam) U^T`` per fit;
-2. ``delta`` maximises the restricted (REML) likelihood of the null model
-   (no gene): a grid over ``ln delta`` in ``[-10, 10]``, then the root of the
-   REML score between the grid neighbours of the best point;
-3. every gene is tested by generalized least squares in the whitened space
-   (:mod:`tools.statistics.gls`), with the covariates partialled out, a t statistic with
-   ``n - c - 1`` degrees of freedom;
-4. p-values are corrected by Benjamini-Hochberg; the selected genes are those
-   with corrected p below the threshold, ranked by corrected p
-   (:mod:`tools.statistics.fdr`; only the genes that can pass are tested in full).
+1. one eigendecomposition ``K = U diag(lam) U'`` per fit (FaST-LMM, Lippert et
+   al. 2011); its top eigenvectors are the principal components, free;
+2. ``k`` = :func:`n_pcs`: ``min(max(k_gap, 5), n // 10)``, ``k_gap`` the
+   number of eigenvalues above the largest gap of the 10 largest (SPEC
+   5.3's statistic, on ``K``). Without fixed-effect PCs the kinship only
+   down-weights a batch or hidden-factor direction, and false discoveries
+   exceed the FDR level under confounding; the gap alone misses a weaker
+   second confounder, hence at least 5;
+3. ``delta`` by REML on the null model restricted to ``C``'s complement
+   (:mod:`tools.statistics.reml`: a second ``n x n`` eigendecomposition, of
+   ``B'KB``); plain ML is unbounded when genes are centred;
+4. each gene tested by GLS with itself left out of the kinship
+   (:mod:`tools.statistics.gls`: a free rank-one downdate), a t statistic with
+   ``n - rank(C) - 1`` degrees of freedom, Benjamini-Hochberg over all genes
+   (:mod:`tools.statistics.fdr`; only the genes that can pass are tested in
+   full).
 
-Predictions for new samples are the BLUP: the null model's fixed effects plus
-the best linear unbiased predictor of ``g`` from the kinship between new and
-training samples.
+Predictions (cross-validation): least squares of ``y`` on ``[1, Z]`` and the
+fit's selected genes (:func:`refit_selected`), so the prediction metrics
+describe the genes the result reports, as the Lasso's do. The BLUP over every
+gene (:meth:`LMMFit.predict_blup`) predicts through the kinship, i.e. through
+a batch or hidden factor rather than any reported gene (80 % accuracy with an
+empty gene list on a confounded null), and is kept for the compat API only.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Optional
 
 import numpy as np
-from scipy import optimize
 
 from tools.statistics.fdr import benjamini_hochberg, rank_significant  # noqa: F401 (re-exported)
-from tools.statistics.gls import GeneTests, whitened
+from tools.statistics.gls import GeneTests, null_model
+from tools.statistics.reml import DeltaFit, fit_delta, split_basis
 from tools.statistics.residualize import coefficient_scale
-from utils.precision import snap_to_zero
+from utils.precision import round_array, snap_to_zero
 
-LOG_DELTA_BOUNDS = (-10.0, 10.0)
-N_GRID = 100
 FDR_THRESHOLD = 0.05
+N_TOP = 10               # eigenvalues examined by the gap rule (SPEC 5.3's 10)
+MIN_PCS = 5              # at least this many principal components as fixed effects
+PCS_PER_SAMPLE = 0.1     # ... and at most n / 10
+MIN_RESIDUAL_DF = 2      # PCs never take the tests below this many degrees of freedom
+GENES_PER_SAMPLE = 1 / 3  # refit of the selected genes: at most n_train / 3 of them
 
 
 @dataclass(frozen=True)
@@ -50,9 +63,9 @@ class KinshipEigen:
     Attributes
     ----------
     values : numpy.ndarray
-        Eigenvalues (clipped at 0), ascending.
+        Eigenvalues (clipped at 0), **descending**.
     vectors : numpy.ndarray
-        ``(n, n)`` orthonormal eigenvectors (columns).
+        ``(n, n)`` orthonormal eigenvectors (columns, matching ``values``).
     n_genes : int
         ``p``, the divisor of the kinship.
     """
@@ -69,140 +82,50 @@ def kinship_eigen(X_std: np.ndarray) -> KinshipEigen:
     """
     n_genes = max(X_std.shape[1], 1)
     kinship = (X_std @ X_std.T).astype(float) / n_genes
-    values, vectors = np.linalg.eigh(kinship)
-    return KinshipEigen(np.clip(values, 0.0, None), vectors, n_genes)
+    values, vectors = np.linalg.eigh(0.5 * (kinship + kinship.T))
+    return KinshipEigen(np.clip(values[::-1], 0.0, None), vectors[:, ::-1], n_genes)
 
 
-def _weighted_fit(weights: np.ndarray, C: np.ndarray, y: np.ndarray
-                  ) -> Tuple[np.ndarray, np.ndarray]:
-    """Weighted least squares of rotated ``y`` on rotated ``C`` for many weight rows.
+def n_pcs_gap(values: np.ndarray, n_top: int = N_TOP) -> int:
+    """Number of eigenvalues above the largest gap of the top normalized spectrum.
 
-    Parameters
-    ----------
-    weights : (g, n) array
-    C : (n, c) array
-    y : (n,) array
-
-    Returns
-    -------
-    beta : (g, c) array
-    rss : (g,) weighted residual sums of squares
-    """
-    gram = np.einsum("gi,ic,id->gcd", weights, C, C)
-    rhs = (weights * y) @ C
-    beta = np.linalg.solve(gram, rhs[..., None])[..., 0]
-    resid = y[None, :] - beta @ C.T
-    return beta, np.sum(weights * resid ** 2, axis=1)
-
-
-def _null_fit(log_delta: np.ndarray, eigen_values: np.ndarray, Cr: np.ndarray,
-              yr: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Null-model GLS at each ``ln delta``, in the eigenbasis.
-
-    Returns the weights ``1 / (lam + delta)`` ``(g, n)``, the Gram matrices
-    ``C'V^-1 C`` ``(g, c, c)``, the rotated residuals ``U'(y - C beta)``
-    ``(g, n)`` and their weighted sums of squares ``(g,)``.
-    """
-    weights = 1.0 / (eigen_values[None, :] + np.exp(log_delta)[:, None])
-    gram = np.einsum("gi,ic,id->gcd", weights, Cr, Cr)
-    rhs = (weights * yr) @ Cr
-    beta = np.linalg.solve(gram, rhs[..., None])[..., 0]
-    resid = yr[None, :] - beta @ Cr.T
-    rss = np.maximum(np.sum(weights * resid ** 2, axis=1), np.finfo(float).tiny)
-    return weights, gram, resid, rss
-
-
-def null_log_likelihood(log_delta: np.ndarray, eigen_values: np.ndarray, Cr: np.ndarray,
-                        yr: np.ndarray) -> np.ndarray:
-    """Profiled REML log-likelihood of the null model at each ``ln delta``.
-
-    ``-1/2 [(n-c) ln 2pi + sum ln(lam + delta) + ln|C'V^-1 C| - ln|C'C|
-    + (n-c) ln(rss / (n-c)) + (n-c)]`` with ``V = K + delta I`` and ``rss``
-    the GLS residual sum of squares ``r'V^-1 r`` (Patterson and Thompson
-    1971; the scale ``s2`` is profiled out). Unlike the ML likelihood it is
-    bounded as ``delta -> 0`` when ``C``'s intercept spans a null direction
-    of the kinship (genes centred before ``K`` is built).
+    The 10 largest eigenvalues divided by the largest are rounded to the
+    written precision (:mod:`utils.precision`) before their gaps are compared
+    (ties: the first gap), so the count does not depend on round-off.
 
     Parameters
     ----------
-    log_delta : array
-        Natural logarithms of ``delta``.
-    eigen_values : (n,) array
-    Cr, yr : rotated covariates ``U^T C`` and response ``U^T y``.
+    values : numpy.ndarray
+        Eigenvalues, descending.
+
+    Examples
+    --------
+    >>> n_pcs_gap(np.array([10.0, 9.0, 2.0, 1.9, 1.8]))
+    2
     """
-    log_delta = np.atleast_1d(np.asarray(log_delta, dtype=float))
-    n, c = Cr.shape
-    dof = n - c
-    _, gram, _, rss = _null_fit(log_delta, eigen_values, Cr, yr)
-    variances = eigen_values[None, :] + np.exp(log_delta)[:, None]
-    _, log_det_gram = np.linalg.slogdet(gram)
-    _, log_det_cc = np.linalg.slogdet(Cr.T @ Cr)
-    return -0.5 * (dof * np.log(2 * np.pi) + np.log(variances).sum(axis=1) + log_det_gram
-                   - log_det_cc + dof * np.log(rss / dof) + dof)
+    top = np.asarray(values[:n_top], dtype=float)
+    if top.size < 2 or top[0] <= 0.0:
+        return 0
+    ratios = round_array(top / top[0])
+    return int(np.argmax(ratios[:-1] - ratios[1:])) + 1
 
 
-def reml_score(log_delta: np.ndarray, eigen_values: np.ndarray, Cr: np.ndarray,
-               yr: np.ndarray) -> np.ndarray:
-    """Derivative of :func:`null_log_likelihood` with respect to ``ln delta``.
+def n_pcs(values: np.ndarray, n: int, n_fixed: int = 1) -> int:
+    """Principal components entered as fixed effects: ``min(max(k_gap, 5), n // 10)``.
 
-    ``-delta/2 [tr V^-1 - tr((C'V^-1 C)^-1 C'V^-2 C) - (n-c) r'V^-2 r / r'V^-1 r]``,
-    i.e. ``-delta/2 [tr P - (n-c) y'P^2 y / y'P y]`` with ``P`` the REML
-    projection; every term is a weighted sum in the eigenbasis.
+    Also at most the number of positive eigenvalues, and never so many that
+    the tests keep fewer than :data:`MIN_RESIDUAL_DF` degrees of freedom
+    next to the ``n_fixed`` columns of ``[1, Z]``.
+
+    >>> n_pcs(np.array([9.0, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4]), 100)
+    5
+    >>> n_pcs(np.ones(30), 30)
+    3
     """
-    log_delta = np.atleast_1d(np.asarray(log_delta, dtype=float))
-    n, c = Cr.shape
-    weights, gram, resid, rss = _null_fit(log_delta, eigen_values, Cr, yr)
-    weights2 = weights * weights
-    gram2 = np.einsum("gi,ic,id->gcd", weights2, Cr, Cr)
-    trace_gram = np.einsum("gcd,gdc->g", np.linalg.inv(gram), gram2)
-    quadratic = np.sum(weights2 * resid ** 2, axis=1)
-    return -0.5 * np.exp(log_delta) * (weights.sum(axis=1) - trace_gram
-                                       - (n - c) * quadratic / rss)
-
-
-def fit_delta(eigen_values: np.ndarray, Cr: np.ndarray, yr: np.ndarray,
-              bounds: Tuple[float, float] = LOG_DELTA_BOUNDS, n_grid: int = N_GRID) -> float:
-    """REML ``delta``: the best of a grid over ``ln delta``, then the root of the score.
-
-    The REML score (:func:`reml_score`) changes sign across the grid's best
-    interior point; its root is found by Brent's method to a relative
-    tolerance near machine precision. A root of a derivative is a
-    well-conditioned target (unlike the flat top of the likelihood), so
-    ``delta`` does not depend on the last bits of the eigendecomposition.
-    A maximum on the grid's boundary is returned as the bound.
-    """
-    grid = np.linspace(bounds[0], bounds[1], n_grid)
-    values = null_log_likelihood(grid, eigen_values, Cr, yr)
-    best = int(np.argmax(values))
-    if 0 < best < n_grid - 1:
-        score = functools.partial(_scalar_score, eigen_values=eigen_values, Cr=Cr, yr=yr)
-        low, high = grid[best - 1], grid[best + 1]
-        if score(low) > 0.0 > score(high):
-            return float(np.exp(optimize.brentq(score, low, high, xtol=1e-13,
-                                                rtol=4 * np.finfo(float).eps)))
-    return float(np.exp(grid[best]))
-
-
-def _scalar_score(log_delta: float, eigen_values: np.ndarray, Cr: np.ndarray,
-                  yr: np.ndarray) -> float:
-    return float(reml_score(np.array([log_delta]), eigen_values, Cr, yr)[0])
-
-
-def gene_tests(eigen: KinshipEigen, X_std: np.ndarray, y: np.ndarray, C: np.ndarray,
-               delta: float) -> GeneTests:
-    """GLS tests of every gene (with the covariates ``C``) at ``delta`` (:mod:`tools.statistics.gls`).
-
-    The products with the genes run in the precision of ``X_std`` (float64,
-    or float32 for the cross-validation folds); everything else in float64.
-    """
-    model = whitened(eigen.values, eigen.vectors, delta, np.asarray(y, dtype=float), C)
-    return GeneTests(model, X_std, eigen.values, eigen.vectors, delta)
-
-
-def _genes(X: np.ndarray) -> np.ndarray:
-    """Genes as float32 or float64 (other types become float64)."""
-    X = np.asarray(X)
-    return X if X.dtype in (np.float32, np.float64) else X.astype(float)
+    values = np.asarray(values, dtype=float)
+    positive = int(np.sum(values > 1e-10 * max(float(values[0]), 0.0))) if values.size else 0
+    k = min(max(n_pcs_gap(values), MIN_PCS), int(PCS_PER_SAMPLE * n), positive)
+    return max(min(k, n - n_fixed - 1 - MIN_RESIDUAL_DF), 0)
 
 
 def design(Z: Optional[np.ndarray], n: int) -> np.ndarray:
@@ -214,26 +137,64 @@ def design(Z: Optional[np.ndarray], n: int) -> np.ndarray:
     return np.hstack([ones, Z])
 
 
+def _genes(X: np.ndarray) -> np.ndarray:
+    """Genes as float32 or float64 (other types become float64)."""
+    X = np.asarray(X)
+    return X if X.dtype in (np.float32, np.float64) else X.astype(float)
+
+
 @dataclass(frozen=True)
 class LMMFit:
-    """A fitted null model and the per-gene tests of one training set."""
+    """A fitted null model and the per-gene tests of one training set.
+
+    Attributes
+    ----------
+    eigen : KinshipEigen
+    n_pcs : int
+        Principal components in the fixed effects.
+    delta : DeltaFit
+        REML variance ratio (``delta.at_bound`` names a bound of the range).
+    covariate_coef : numpy.ndarray
+        GLS coefficients of ``[1, Z]`` in the null model (next to the PCs).
+    pc_coef : numpy.ndarray
+        GLS coefficients of the principal components (nuisance, never reported).
+    tests : GeneTests
+    """
 
     eigen: KinshipEigen
-    delta: float
+    n_pcs: int
+    delta: DeltaFit
     covariate_coef: np.ndarray
+    pc_coef: np.ndarray
     tests: GeneTests
-    dual_weights: np.ndarray
 
-    def predict(self, X_std_new: np.ndarray, X_std_train: np.ndarray,
-                C_new: np.ndarray) -> np.ndarray:
-        """BLUP predictions for new samples (genes standardized with training statistics).
+    def selected(self, threshold: float = FDR_THRESHOLD) -> np.ndarray:
+        """Indices of the genes with corrected p below ``threshold``, best first."""
+        return self.tests.significant(threshold).indices
 
-        ``K_new,train a = X_new (X_train^T a) / p`` for the dual weights ``a``:
-        two matrix-vector products instead of the new-by-train kinship.
+    def predict_blup(self, X_std_new: np.ndarray, X_std_train: np.ndarray,
+                     Z_new: Optional[np.ndarray]) -> np.ndarray:
+        """BLUP over every gene: ``C_new beta + K_new,train P y`` (compat API only).
+
+        ``C_new`` holds the new samples' PC scores ``X_new X_train' u / (p lam)``;
+        ``K_new,train P y = X_new (X_train' P y) / p``.
         """
-        genes = X_std_train.T @ self.dual_weights.astype(X_std_train.dtype)
-        return (C_new @ self.covariate_coef
-                + (X_std_new @ genes).astype(float) / self.eigen.n_genes)
+        n_new, k = X_std_new.shape[0], self.n_pcs
+        loads = X_std_train.T @ self.eigen.vectors[:, :k].astype(X_std_train.dtype)
+        scale = self.eigen.n_genes * np.maximum(self.eigen.values[:k], np.finfo(float).tiny)
+        pcs = (X_std_new @ loads).astype(float) / scale
+        fixed = design(Z_new, n_new) @ self.covariate_coef + pcs @ self.pc_coef
+        genes = X_std_train.T @ self.tests.model.Py.astype(X_std_train.dtype)
+        return fixed + (X_std_new @ genes).astype(float) / self.eigen.n_genes
+
+
+def _null_coefficients(eigen: KinshipEigen, C: np.ndarray, y: np.ndarray, delta: float
+                       ) -> np.ndarray:
+    """GLS coefficients of ``C`` under ``K + delta I``, in the kinship's eigenbasis."""
+    U = eigen.vectors
+    weighted = U @ ((U.T @ C) / (eigen.values + delta)[:, None])
+    beta, *_ = np.linalg.lstsq(C.T @ weighted, weighted.T @ y, rcond=None)
+    return beta
 
 
 def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) -> LMMFit:
@@ -241,23 +202,42 @@ def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) ->
 
     ``X_std`` may be float32 (used by the cross-validation folds, whose p-values
     only decide which genes pass the FDR threshold): its large products
-    (kinship, screen, whitening) then run in single precision, halving their
-    cost; the reported final fit is float64.
+    (kinship, screen, rotation of the candidate genes) then run in single
+    precision; everything else, and the reported final fit, is float64.
     """
     X_std = _genes(X_std)
     y = np.asarray(y, dtype=float).ravel()
-    C = design(Z, y.size)
+    n = y.size
+    covariates = design(Z, n)
     eigen = kinship_eigen(X_std)
-    U = eigen.vectors
-    yr, Cr = U.T @ y, U.T @ C
-    delta = fit_delta(eigen.values, Cr, yr)
-    weights = 1.0 / (eigen.values + delta)
-    beta, _ = _weighted_fit(weights[None, :], Cr, yr)
-    beta = beta[0]
-    beta[1:] = snap_to_zero(beta[1:], coefficient_scale(y, C[:, 1:]))
-    tests = gene_tests(eigen, X_std, y, C, delta)
-    dual = U @ (weights * (U.T @ (y - C @ beta)))
-    return LMMFit(eigen, delta, beta, tests, dual)
+    k = n_pcs(eigen.values, n, covariates.shape[1])
+    C = np.hstack([covariates, eigen.vectors[:, :k]])
+    QC, B = split_basis(C)
+    BU = B.T @ eigen.vectors
+    restricted = (BU * eigen.values) @ BU.T
+    mu, W = np.linalg.eigh(0.5 * (restricted + restricted.T))
+    E = B @ W
+    delta = fit_delta(np.clip(mu, 0.0, None), E.T @ y)
+    model = null_model(QC, np.clip(mu, 0.0, None), E, y, delta.delta, X_std.shape[1])
+    beta = _null_coefficients(eigen, C, y, delta.delta)
+    c = covariates.shape[1]
+    covariate_coef = beta[:c].copy()
+    covariate_coef[1:] = snap_to_zero(covariate_coef[1:], coefficient_scale(y, covariates[:, 1:]))
+    return LMMFit(eigen, k, delta, covariate_coef, beta[c:], GeneTests(model, X_std))
+
+
+def refit_selected(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
+                   selected: np.ndarray) -> np.ndarray:
+    """Least-squares coefficients of ``y`` on ``[1, Z, X_std[:, selected]]``.
+
+    At most ``n / 3`` genes (the first of ``selected``, best first), so the fit
+    stays well posed; none: the covariates alone.
+    """
+    n = X_std.shape[0]
+    chosen = np.asarray(selected, dtype=int)[: int(GENES_PER_SAMPLE * n)]
+    A = np.hstack([design(Z, n), np.asarray(X_std[:, chosen], dtype=float)])
+    coef, *_ = np.linalg.lstsq(A, np.asarray(y, dtype=float), rcond=None)
+    return coef
 
 
 def selected_genes(tests: GeneTests, threshold: float = FDR_THRESHOLD) -> np.ndarray:
@@ -275,7 +255,7 @@ class LMM:
         the penalty of upstream's sparse LMM). This LMM tests each gene and
         has no penalty, so the value is recorded but does not change results.
     threshold : float
-        FDR level for :attr:`selected_`.
+        FDR level for :attr:`selected_` and the predictions.
     **options : Any
         Other upstream keyword arguments, accepted and ignored.
     """
@@ -288,7 +268,8 @@ class LMM:
         self.threshold = threshold
         self.options = options
         self.fit_: Optional[LMMFit] = None
-        self._X_train: Optional[np.ndarray] = None
+        self._train: Optional[tuple] = None
+        self._refit: Optional[np.ndarray] = None
 
     def get_params(self, deep: bool = True) -> dict:
         """Constructor parameters (scikit-learn convention)."""
@@ -301,19 +282,35 @@ class LMM:
         single precision, as in the engine's cross-validation folds); any
         other type is converted to float64.
         """
-        self._X_train = _genes(X)
-        self.fit_ = fit_lmm(self._X_train, y, Z)
+        X = _genes(X)
+        y = np.asarray(y, dtype=float).ravel()
+        self._train = (X, y, None if Z is None else np.asarray(Z, dtype=float).reshape(y.size, -1))
+        self._refit = None
+        self.fit_ = fit_lmm(X, y, Z)
         return self
 
     def _fitted(self) -> LMMFit:
-        if self.fit_ is None:
+        if self.fit_ is None or self._train is None:
             raise RuntimeError("LMM used before fit")
         return self.fit_
 
     def predict(self, X: np.ndarray, Z: Optional[np.ndarray] = None) -> np.ndarray:
-        """BLUP predictions for new samples (in the precision of the training genes)."""
+        """Predictions of the selected genes: least squares on ``[1, Z, selected]``.
+
+        Fitted on the training samples (:func:`refit_selected`) on first use.
+        """
+        fit = self._fitted()
         X = _genes(X)
-        return self._fitted().predict(X, self._X_train, design(Z, X.shape[0]))
+        if self._refit is None:
+            X_train, y, Z_train = self._train
+            self._refit = refit_selected(X_train, y, Z_train, fit.selected(self.threshold))
+        chosen = fit.selected(self.threshold)[: self._refit.size - design(Z, X.shape[0]).shape[1]]
+        A = np.hstack([design(Z, X.shape[0]), np.asarray(X[:, chosen], dtype=float)])
+        return A @ self._refit
+
+    def predict_blup(self, X: np.ndarray, Z: Optional[np.ndarray] = None) -> np.ndarray:
+        """BLUP over every gene (see :meth:`LMMFit.predict_blup`)."""
+        return self._fitted().predict_blup(_genes(X), self._train[0], Z)
 
     @property
     def coef_(self) -> np.ndarray:
@@ -322,7 +319,7 @@ class LMM:
 
     @property
     def p_values_(self) -> np.ndarray:
-        """Per-gene p-values."""
+        """Per-gene p-values (leave-one-gene-out kinship)."""
         return self._fitted().tests.p_value
 
     @property

@@ -1,9 +1,10 @@
 """Residualization of the response on covariates (SPEC 5.4).
 
 The covariates ``Z`` (Age, Gender, or the predicted condition of a two-step
-problem) are removed from ``y`` by least squares on ``[1, Z]``; the gene model
-is then fitted on the residual. ``Z``'s coefficients are kept separately and
-are never reported as genes.
+problem) are removed from ``y`` by least squares on ``[1, Z]``; the genes are
+residualized the same way (:mod:`tools.statistics.adjust`), so the gene model
+fitted on the residuals has ``Z`` unpenalized (Frisch-Waugh-Lovell). ``Z``'s
+coefficients are kept separately and are never reported as genes.
 """
 
 from __future__ import annotations

@@ -1,9 +1,18 @@
 """Column standardization with training statistics (SPEC 5.4, 5.5).
 
 Genes are z-scored with the mean and standard deviation of the *training*
-samples; the same statistics are applied to held-out samples. A column with
-zero variance in the training samples is centred but left unscaled (its scale
-is 1), so it becomes all zeros and can never be selected.
+samples; the same statistics are applied to held-out samples.
+
+A gene counts as constant (:func:`safe_scale`) when its training standard
+deviation is round-off (below ``ZERO_VARIANCE_TOL`` times its magnitude) or
+negligible against the data's scale: at most ``RELATIVE_VARIANCE_FLOOR``
+(1e-6) times the median standard deviation of the other genes. The second
+rule is relative, so log2, linear and count data behave alike; it stops a
+gene that differs by 1e-9 in one sample from being scaled into a
+unit-variance indicator of that sample (which a Lasso then selects at every
+penalty). A constant gene gets the scale ``inf``: its standardized values are
+exactly 0 for every sample, training or new, so it is never selected, tested
+or used in a kinship.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 ZERO_VARIANCE_TOL = 1e-12
+RELATIVE_VARIANCE_FLOOR = 1e-6
 
 
 @dataclass(frozen=True)
@@ -25,8 +35,8 @@ class Standardizer:
     mean : numpy.ndarray
         Column means of the training samples.
     scale : numpy.ndarray
-        Column standard deviations (population, ``ddof=0``); 1 for columns
-        whose variance is (numerically) zero.
+        Column standard deviations (population, ``ddof=0``); ``inf`` for
+        constant columns (:func:`safe_scale`), which standardize to 0.
     """
 
     mean: np.ndarray
@@ -45,15 +55,42 @@ class Standardizer:
         return (np.asarray(X, dtype=float) - self.mean) / self.scale
 
 
-def safe_scale(std: np.ndarray, mean: Optional[np.ndarray] = None) -> np.ndarray:
-    """Standard deviations with (numerically) zero values replaced by 1.
+def constant_columns(std: np.ndarray, mean: Optional[np.ndarray] = None) -> np.ndarray:
+    """Which standard deviations mark a constant column (see the module docstring).
 
-    A deviation counts as zero when it is below ``ZERO_VARIANCE_TOL`` times the
-    column's magnitude (``max(1, |mean|)``), which absorbs round-off in the
-    standard deviation of a constant column.
+    Parameters
+    ----------
+    std : numpy.ndarray
+        Population standard deviations of the columns.
+    mean : numpy.ndarray, optional
+        Column means (the magnitude of the round-off test; 1 when omitted).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Examples
+    --------
+    >>> constant_columns(np.array([1.0, 2.0, 1e-9, 0.0])).tolist()
+    [False, False, True, True]
     """
+    std = np.asarray(std, dtype=float)
     magnitude = 1.0 if mean is None else np.maximum(1.0, np.abs(mean))
-    return np.where(std > ZERO_VARIANCE_TOL * magnitude, std, 1.0)
+    constant = ~(std > ZERO_VARIANCE_TOL * magnitude)
+    if not constant.all():
+        floor = RELATIVE_VARIANCE_FLOOR * float(np.median(std[~constant]))
+        constant |= std <= floor
+    return constant
+
+
+def safe_scale(std: np.ndarray, mean: Optional[np.ndarray] = None) -> np.ndarray:
+    """Standard deviations with those of constant columns replaced by ``inf``.
+
+    >>> safe_scale(np.array([2.0, 0.0])).tolist()
+    [2.0, inf]
+    """
+    std = np.asarray(std, dtype=float)
+    return np.where(constant_columns(std, mean), np.inf, std)
 
 
 def standardize_split(X_train: np.ndarray, X_test: Optional[np.ndarray] = None

@@ -7,7 +7,12 @@ standardized with that cohort's statistics:
 * binary condition -> logistic regression (L2, ``C = 1``); L1 (``C = 1``)
   when the regressors outnumber the samples;
 * continuous condition -> least squares; a Lasso (``alpha = 0.1``) when the
-  regressors outnumber the samples.
+  regressors outnumber the samples. The condition is modelled on its own
+  z-scale (its mean and standard deviation in the condition cohort), so the
+  Lasso's fixed penalty means the same whatever the condition's units (on
+  raw units it kept 0 regressors of 60 for a condition in hundredths and 39
+  for the same condition in thousands); predictions are mapped back to the
+  condition's units.
 
 Step 2, on the trait's cohort: the same genes, standardized with the *trait*
 cohort's own statistics (the two cohorts usually come from different
@@ -47,24 +52,32 @@ class ConditionModel:
     coef : numpy.ndarray
         One coefficient per regressor (standardized scale).
     binary : bool
+    center, scale : float
+        Continuous condition: its mean and standard deviation in the condition
+        cohort (the model predicts ``(condition - center) / scale``).
     """
 
     kind: str
     intercept: float
     coef: np.ndarray
     binary: bool
+    center: float = 0.0
+    scale: float = 1.0
 
     def predict(self, X_std: np.ndarray) -> np.ndarray:
-        """Predicted condition (probability when binary) for standardized regressors."""
+        """Predicted condition (probability when binary, else in the condition's units)."""
         score = np.asarray(X_std, dtype=float) @ self.coef + self.intercept
         if self.binary:
             return 1.0 / (1.0 + np.exp(-score))
-        return score
+        return score * self.scale + self.center
 
     def describe(self) -> Dict[str, object]:
         """JSON-ready summary."""
-        return {"kind": self.kind, "intercept": float(self.intercept),
-                "coefficients": [float(c) for c in self.coef]}
+        described: Dict[str, object] = {"kind": self.kind, "intercept": float(self.intercept),
+                                        "coefficients": [float(c) for c in self.coef]}
+        if not self.binary:
+            described.update(condition_mean=float(self.center), condition_sd=float(self.scale))
+        return described
 
 
 def fit_condition_model(X: np.ndarray, condition: np.ndarray) -> ConditionModel:
@@ -80,11 +93,15 @@ def fit_condition_model(X: np.ndarray, condition: np.ndarray) -> ConditionModel:
         model.fit(X_std, condition.astype(int))
         return ConditionModel("logistic-l1" if wide else "logistic-l2",
                               float(model.intercept_[0]), model.coef_[0].copy(), True)
+    center = float(condition.mean())
+    spread = float(condition.std())
+    scale = spread if spread > 0.0 else 1.0
+    standardized = (condition - center) / scale
     if wide:
-        lasso = Lasso(alpha=STEP1_LASSO_ALPHA).fit(X_std, condition)
-        return ConditionModel("lasso", lasso.intercept_, lasso.coef_, False)
-    fit = fit_covariates(condition, X_std)
-    return ConditionModel("least-squares", fit.intercept, fit.coef, False)
+        lasso = Lasso(alpha=STEP1_LASSO_ALPHA).fit(X_std, standardized)
+        return ConditionModel("lasso", lasso.intercept_, lasso.coef_, False, center, scale)
+    fit = fit_covariates(standardized, X_std)
+    return ConditionModel("least-squares", fit.intercept, fit.coef, False, center, scale)
 
 
 def predict_condition(model: ConditionModel, X_trait: np.ndarray) -> np.ndarray:

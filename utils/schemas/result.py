@@ -63,14 +63,18 @@ class SignificantGenes(StrictModel):
 
 
 class CVPerformance(StrictModel):
-    """Cross-validated performance of the chosen model (means over the folds)."""
+    """Cross-validated performance of the chosen model (5 folds)."""
 
     prediction: Dict[str, float]
-    """Trait prediction: accuracy, precision, recall, f1 (percent) for a binary trait;
-    normalized_mse, r2 for a continuous one."""
+    """Trait prediction (what predicts: ``analysis.cv_prediction``): accuracy, precision,
+    recall, f1 (percent) of a binary trait from the confusion counts pooled over the
+    folds; normalized_mse, r2 of a continuous one, means over the folds."""
     selection: Dict[str, float]
-    """Known-gene recovery: precision, recall, f1, jaccard (percent) of the selected
-    genes against the trait's related genes."""
+    """Known-gene recovery: precision, recall, f1, jaccard (percent, means over the
+    folds) of each fold's selected genes against the trait's related genes present in
+    the data. For a tuned model (the Lasso) this is the penalty that maximized the mean
+    precision against those same genes: the best of the grid's noisy means, an
+    optimistic figure, not an independent estimate."""
 
 
 class Tuning(StrictModel):
@@ -82,6 +86,10 @@ class Tuning(StrictModel):
     """Mean selection precision of each penalty over the folds."""
     known_gene_hit: List[bool]
     """Whether any fold selected a known gene with each penalty."""
+    reference_genes: List[str]
+    """The genes the penalty was tuned on: the trait's known genes (task_info
+    ``related_genes``) present in the data. The gene list is chosen to agree with
+    them; it carries no error control."""
 
 
 class Covariates(StrictModel):
@@ -100,7 +108,13 @@ class ConditionModel(StrictModel):
     """``logistic-l2``, ``logistic-l1``, ``least-squares`` or ``lasso``."""
     intercept: float
     coefficients: List[float]
-    """One per regressor (standardized scale)."""
+    """One per regressor (standardized scale); a continuous condition is modelled on
+    its own z-scale (``condition_mean``, ``condition_sd``)."""
+    condition_mean: float = optional_key(
+        "Continuous condition only: its mean in the condition cohort.")
+    condition_sd: float = optional_key(
+        "Continuous condition only: its standard deviation in the condition cohort "
+        "(predictions are mapped back to the condition's units).")
 
 
 class Analysis(StrictModel):
@@ -112,8 +126,17 @@ class Analysis(StrictModel):
     """``Lasso`` or ``LMM``."""
     penalty: Optional[float]
     """The chosen Lasso penalty; null for the LMM."""
+    cv_prediction: str
+    """What the cross-validated prediction metrics measure (the Lasso at the chosen
+    penalty; for the LMM a least-squares refit of each fold's selected genes)."""
     tuning: Tuning = optional_key("Lasso only: the penalty search.")
-    delta: float = optional_key("LMM only: variance ratio of the final fit.")
+    delta: float = optional_key(
+        "LMM only: REML variance ratio (residual / kinship variance) of the final fit.")
+    delta_location: Literal["interior", "lower bound", "upper bound"] = optional_key(
+        "LMM only: whether delta is an interior REML maximum or an end of the search "
+        "range ln(delta) in [-10, 10].")
+    n_pcs: Count = optional_key(
+        "LMM only: top principal components of the samples entered as fixed effects.")
     fdr_threshold: float = optional_key("LMM only: the FDR level.")
     batch_effect: bool
     """The SPEC 5.3 decision (true selects the LMM)."""

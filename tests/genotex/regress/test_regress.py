@@ -286,3 +286,97 @@ def test_workers_exit_when_regress_is_killed(tmp_path):
     proc.wait()
     gone, alive = psutil.wait_procs(workers, timeout=8)
     assert not alive, f"workers still running 8 s after the parent was killed: {alive}"
+
+
+# --------------------------------------------------------------------------- bad trees (issue 12)
+
+def _rewrite_csv(path: Path, edit) -> None:
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(edit(lines)) + "\n")
+
+
+def _set_column(lines, name, values):
+    """Replace column ``name`` of a CSV's data rows by ``values`` (one per row)."""
+    header = lines[0].split(",")
+    at = header.index(name)
+    rows = []
+    for line, value in zip(lines[1:], values):
+        cells = line.split(",")
+        cells[at] = value
+        rows.append(",".join(cells))
+    return [lines[0]] + rows
+
+
+def _duplicated_gene(lines):
+    header = lines[0].split(",")
+    header[header.index("G0005")] = "G0004"  # pandas would read it as G0004.1
+    return [",".join(header)] + lines[1:]
+
+
+def _duplicated_sample(lines):
+    first = lines[1].split(",", 1)[0]
+    third = lines[3].split(",", 1)
+    return lines[:3] + [first + "," + third[1]] + lines[4:]
+
+
+def _stray_two(lines):
+    values = [line.split(",")[1] for line in lines[1:]]
+    values[7] = "2.0"
+    return _set_column(lines, "Psoriasis", values)
+
+
+BAD_PSORIASIS_TABLES = {
+    "duplicated gene column": (_duplicated_gene, "column 'G0004' occurs twice"),
+    "duplicated sample id": (_duplicated_sample, "sample id 'SPso0000' occurs twice"),
+    "constant trait": (lambda lines: _set_column(lines, "Psoriasis", ["1.0"] * 45),
+                       "trait column 'Psoriasis' is constant (1 in all 45 samples"),
+    "stray value in a binary trait": (_stray_two, "trait column 'Psoriasis' is coded 0/1 "
+                                      "except 1 sample(s) with value 2"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PSORIASIS_TABLES))
+def test_a_bad_linked_table_fails_its_problem_alone_naming_the_file(tree, capsys, case):
+    edit, reason = BAD_PSORIASIS_TABLES[case]
+    table = tree["preprocess"] / "Psoriasis" / "GSE3001.csv"
+    _rewrite_csv(table, edit)
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    assert "5 done, 0 up-to-date, 2 skipped, 1 failed" in out
+    assert f"Psoriasis|None: InputFileError: {table}: {reason}" in out
+    assert not (tree["regress"] / "Psoriasis/significant_genes_condition_None.json").exists()
+
+
+def test_a_table_cut_to_half_its_bytes_fails_against_its_sample_size(tree, capsys):
+    table = tree["preprocess"] / "Psoriasis" / "GSE3001.csv"
+    data = table.read_bytes()
+    table.write_bytes(data[: len(data) // 2])
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    info = tree["preprocess"] / "Psoriasis" / "cohort_info.json"
+    assert "5 done, 0 up-to-date, 2 skipped, 1 failed" in out
+    # 22 whole rows and a partial one that pandas reads with missing values
+    assert (f"Psoriasis|None: InputFileError: {table}: 23 samples, but {info} records "
+            "sample_size 45 for GSE3001") in out
+
+
+def test_a_covariate_without_values_is_blamed_by_name(tree, capsys):
+    table = tree["preprocess"] / "Asthma" / "GSE1001.csv"
+    _rewrite_csv(table, lambda lines: _set_column(lines, "Age", [""] * 60))
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    assert "5 done, 0 up-to-date, 2 skipped, 1 failed" in out
+    assert (f"Asthma|Age: InputFileError: {table}: column 'Age' has a value for only 0 of "
+            "the 60 samples with a trait value") in out
+    assert "trait values" not in out
+
+
+def test_an_unreadable_trait_table_fails_a_two_step_problem_instead_of_switching_pair(
+        tree, capsys):
+    # GSE1001 (60 samples) pairs first with Obesity; GSE1002 would pair next
+    table = tree["preprocess"] / "Asthma" / "GSE1001.csv"
+    table.write_bytes(b"")
+    assert _run(tree) == 1
+    out = capsys.readouterr().out
+    assert f"Asthma|Obesity: InputFileError: {table}: empty CSV file" in out
+    assert not (tree["regress"] / "Asthma/significant_genes_condition_Obesity.json").exists()

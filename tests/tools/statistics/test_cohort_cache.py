@@ -45,3 +45,17 @@ def test_gzip_and_errors_name_the_file(tmp_path):
         CohortCache().load(text)
     with pytest.raises(InputFileError, match="GSE5.csv"):
         CohortCache().load(tmp_path / "GSE5.csv")
+
+
+def test_repeated_columns_and_sample_ids_are_refused(tmp_path):
+    # pandas would read a second FEN1 as a gene "FEN1.1" that does not exist
+    genes = tmp_path / "GSE6.csv"
+    genes.write_bytes(gzip.compress(b"sample,T,FEN1,G2,FEN1\nS1,1,0.5,2.0,0.1\nS2,0,1,3,4\n"))
+    with pytest.raises(InputFileError, match=r"GSE6.csv: column 'FEN1' occurs twice "
+                                             r"\(columns 3 and 5\)"):
+        CohortCache().load(genes)
+    samples = tmp_path / "GSE7.csv"
+    samples.write_text("sample,T,G1\nS1,1,0.5\nS2,0,1.5\nS1,0,2.5\n")
+    with pytest.raises(InputFileError, match=r"GSE7.csv: sample id 'S1' occurs twice "
+                                             r"\(data rows 1 and 3\)"):
+        CohortCache().load(samples)

@@ -7,8 +7,9 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
 from tools.statistics.crossval import (PENALTY_GRID, GridCV, binary_metrics, choose_penalty,
-                                       cross_validate_fits, cross_validate_lasso_grid, is_binary,
-                                       make_folds, prediction_metrics)
+                                       cross_validate_fits, cross_validate_lasso_grid,
+                                       cv_prediction_metrics, is_binary, make_folds,
+                                       prediction_metrics)
 from tools.statistics.lasso import Lasso
 from tools.statistics.models import EstimatorModel
 
@@ -33,6 +34,33 @@ def test_binary_folds_are_stratified():
     y = np.array([1.0] * 20 + [0.0] * 80)
     for fold in make_folds(y, True):
         assert y[fold].sum() == 4  # 20 cases / 5 folds
+
+
+@pytest.mark.parametrize("cases", [1, 2, 3, 4])
+def test_few_cases_are_spread_over_distinct_folds(cases):
+    # fewer than 5 cases: still stratified (no fold gets two cases while another has
+    # none), and the pooled metrics of a perfect classifier are 100, not 40-80 as the
+    # per-fold means of unstratified folds were
+    y = np.zeros(60)
+    y[np.arange(cases) * 7] = 1.0
+    folds = make_folds(y, True)
+    assert sorted(np.concatenate(folds).tolist()) == list(range(60))
+    assert sorted(int(y[f].sum()) for f in folds) == [0] * (5 - cases) + [1] * cases
+    perfect = cv_prediction_metrics([y[f] for f in folds], [y[f] for f in folds], True, 0.0)
+    assert perfect == {"accuracy": 100.0, "precision": 100.0, "recall": 100.0, "f1": 100.0}
+
+
+def test_binary_metrics_are_pooled_and_continuous_ones_averaged():
+    truths = [np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0]), np.array([1.0, 1.0, 0.0])]
+    predicted = [np.array([0.9, 0.6, 0.1]), np.array([0.2, 0.3]), np.array([0.4, 0.7, 0.0])]
+    # pooled counts over the 8 samples: TP 2, FP 1, FN 1, TN 4
+    pooled = cv_prediction_metrics(truths, predicted, True, 0.0)
+    assert pooled == pytest.approx({"accuracy": 75.0, "precision": 200 / 3, "recall": 200 / 3,
+                                    "f1": 200 / 3})
+    continuous = cv_prediction_metrics([np.array([1.0, 3.0]), np.array([0.0, 2.0])],
+                                       [np.array([1.0, 2.0]), np.array([1.0, 2.0])], False, 1.0)
+    # fold 1: MSE 0.5 / var 1 = 0.5; fold 2: MSE 0.5 / var 1 = 0.5
+    assert continuous == pytest.approx({"normalized_mse": 0.5, "r2": 0.5})
 
 
 def test_penalty_grid_and_choice_rules():

@@ -1,4 +1,4 @@
-"""Residualization, two-step regression and batch detection, checked by hand."""
+"""Residualization and two-step regression, checked by hand."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from tools.statistics import Lasso, ResidualizationRegressor
-from tools.statistics.batch import detect_batch_effect, leading_eigenvalue_ratios
 from tools.statistics.residualize import residualize
 from tools.statistics.standardize import Standardizer
 from tools.statistics.two_step import fit_condition_model, predict_condition, without_regressors
@@ -35,10 +34,11 @@ def test_covariate_is_reported_separately_never_as_gene():
     assert model.get_covariate_coefficients()["coefficients"][0] == pytest.approx(5.0, abs=0.3)
     assert np.argmax(np.abs(model.get_coefficients())) == 0
     assert model.get_p_values() is None
-    # predict = covariate part + gene part
+    # predict = covariate part + gene part of the genes adjusted for z (Frisch-Waugh-Lovell)
     covariates = model.covariates
+    adjusted = model.fitted_.adjustment.rows(X, z)
     np.testing.assert_allclose(model.predict(X, z),
-                               covariates.predict(z, 80) + model.regression_model.predict(X))
+                               covariates.predict(z, 80) + model.regression_model.predict(adjusted))
 
 
 def test_two_step_least_squares_by_hand():
@@ -49,8 +49,12 @@ def test_two_step_least_squares_by_hand():
     condition = 1 + 2 * std_c[:, 0] - std_c[:, 1]
     model = fit_condition_model(genes_c, condition)
     assert model.kind == "least-squares" and not model.binary
-    assert model.intercept == pytest.approx(1.0)
-    np.testing.assert_allclose(model.coef, [2.0, -1.0], atol=1e-10)
+    # fitted on the condition's own z-scale: (condition - mean) / sd
+    assert model.center == pytest.approx(condition.mean())
+    assert model.scale == pytest.approx(condition.std())
+    assert model.intercept == pytest.approx(0.0, abs=1e-12)
+    np.testing.assert_allclose(model.coef * model.scale, [2.0, -1.0], atol=1e-10)
+    assert model.describe()["condition_sd"] == pytest.approx(condition.std())
     # step 2 standardizes the trait cohort with its own statistics
     genes_t = rng.normal(size=(30, 2)) * 7 + 100
     std_t = (genes_t - genes_t.mean(0)) / genes_t.std(0)
@@ -73,19 +77,22 @@ def test_two_step_binary_condition_uses_logistic_l1_when_wide():
     assert continuous_wide.kind == "lasso"
 
 
+def test_continuous_condition_model_does_not_depend_on_the_units():
+    # the step-1 Lasso (alpha = 0.1) on raw units kept 0 regressors for a condition in
+    # hundredths and all of them in thousands; on the condition's z-scale the same genes
+    rng = np.random.default_rng(5)
+    genes = rng.normal(size=(40, 60))
+    condition = genes[:, :12] @ rng.normal(size=12) + rng.normal(size=40)
+    kept, predictions = [], []
+    for unit in (0.01, 1.0, 1000.0):
+        model = fit_condition_model(genes, unit * condition)
+        assert model.kind == "lasso"
+        kept.append(np.flatnonzero(model.coef).tolist())
+        predictions.append(predict_condition(model, genes) / unit)
+    assert kept[0] == kept[1] == kept[2] and 0 < len(kept[0]) < 60
+    np.testing.assert_allclose(predictions[0], predictions[2], rtol=1e-9)
+
+
 def test_regressor_genes_are_removed():
     names, kept = without_regressors(["A", "B", "C", "D"], ["C", "A", "Z"])
     assert names == ["B", "D"] and kept.tolist() == [1, 3]
-
-
-def test_batch_effect_rule():
-    rng = np.random.default_rng(3)
-    noise = rng.normal(size=(300, 200))
-    assert not detect_batch_effect(noise)
-    shifted = noise.copy()
-    shifted[:150] += 3.0  # two batches: one dominant eigenvalue
-    ratios = leading_eigenvalue_ratios(shifted)
-    assert ratios[0] == 1.0 and ratios[1] < 0.2
-    assert detect_batch_effect(shifted)                      # gap > 200 / 300
-    assert not detect_batch_effect(shifted[:150 + 40])       # n < 200: threshold > 1
-    assert detect_batch_effect(shifted[:190], gap_numerator=100)

@@ -8,9 +8,10 @@ step a default, so a new model implements only what differs:
     One fit on standardized genes (training statistics), the trait and the
     covariates ``Z`` (or None). The default builds ``compat_constructor``
     with ``params`` and the penalty (keyword ``penalty_name``) and fits it with
-    :meth:`StatisticalModel.fit_estimator`: on ``y`` residualized on
-    ``[1, Z]`` by least squares, or on ``(X, y, Z)`` when the estimator has
-    ``accepts_covariates = True``.
+    :meth:`StatisticalModel.fit_estimator`: with ``Z`` unpenalized
+    (Frisch-Waugh-Lovell, :mod:`tools.statistics.adjust`: ``y`` and the genes
+    residualized on ``[1, Z]``, the residual genes re-standardized), or on
+    ``(X, y, Z)`` when the estimator has ``accepts_covariates = True``.
 ``cross_validate(X, y, Z, gene_names, reference, penalties, folds) -> GridCV``
     SPEC 5.5 for each penalty; the default is the generic loop
     :func:`tools.statistics.crossval.cross_validate_fits` (one fit per fold and
@@ -34,7 +35,9 @@ Class attributes declare the rest: ``label`` (written as ``analysis.model``),
 ``penalty_name`` (the constructor keyword the grid values go to; None: no
 penalty), ``tunes_penalty`` (False: the penalty has no effect and is not
 tuned), ``compat_constructor`` (the class the compatibility names accept,
-e.g. ``Lasso``) and ``fold_dtype`` (precision of the fold matrices).
+e.g. ``Lasso``), ``fold_dtype`` (precision of the fold matrices) and
+``cv_prediction`` (what the cross-validated prediction metrics measure,
+written as ``analysis.cv_prediction``).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Seque
 
 import numpy as np
 
+from tools.statistics.adjust import GeneAdjustment, adjust_rows
 from tools.statistics.crossval import GridCV, cross_validate_fits
 from tools.statistics.fdr import benjamini_hochberg
 from tools.statistics.inputs import AnalysisConfig, ProblemData
@@ -70,11 +74,16 @@ class FittedModel:
     Attributes
     ----------
     covariates : CovariateFit or None
-        Intercept and coefficients of ``Z`` (None for an estimator fitted
-        outside a model: it ranks genes but cannot predict).
+        Intercept and coefficients of ``Z`` in the residualization of ``y``
+        (None for an estimator fitted outside a model: it ranks genes but
+        cannot predict).
+    adjustment : GeneAdjustment or None
+        The genes' residualization on ``[1, Z]`` the gene part was fitted on
+        (None: the genes are used as given).
     """
 
     covariates: Optional[CovariateFit] = None
+    adjustment: Optional[GeneAdjustment] = None
 
     @property
     def coef(self) -> np.ndarray:
@@ -100,7 +109,16 @@ class FittedModel:
         if self.covariates is None:
             raise RuntimeError("this fit has no covariate model and cannot predict")
         X_std = np.asarray(X_std)
-        return self.covariates.predict(Z, X_std.shape[0]) + self.genes_part(X_std)
+        genes = X_std if self.adjustment is None else self.adjustment.rows(X_std, Z)
+        return self.covariates.predict(Z, X_std.shape[0]) + self.genes_part(genes)
+
+    def reported_covariates(self) -> CovariateFit:
+        """Intercept and ``Z`` coefficients of the joint model on the standardized genes."""
+        if self.covariates is None:
+            raise RuntimeError("this fit has no covariate model")
+        if self.adjustment is None:
+            return self.covariates
+        return self.adjustment.joint(self.covariates, self.coef)
 
     def ranked_genes(self, gene_names: Sequence[str], threshold: float) -> Dict[str, list]:
         """The selected genes, ranked, as the result document's ``significant_genes`` lists."""
@@ -121,13 +139,16 @@ class LinearFit(FittedModel):
     covariates : CovariateFit
     intercept : float
         The gene part's own intercept (0 on a residualized, centred response).
+    adjustment : GeneAdjustment, optional
+        The genes' residualization on ``[1, Z]`` (:mod:`tools.statistics.adjust`).
     """
 
     def __init__(self, coef: np.ndarray, covariates: Optional[CovariateFit],
-                 intercept: float = 0.0) -> None:
+                 intercept: float = 0.0, adjustment: Optional[GeneAdjustment] = None) -> None:
         self._coef = np.asarray(coef, dtype=float)
         self.covariates = covariates
         self.intercept = float(intercept)
+        self.adjustment = adjustment
 
     @property
     def coef(self) -> np.ndarray:
@@ -199,6 +220,7 @@ class StatisticalModel:
     penalty_name: ClassVar[Optional[str]] = None
     tunes_penalty: ClassVar[bool] = True
     fold_dtype: ClassVar[type] = np.float64
+    cv_prediction: ClassVar[str] = "the model fitted on the training folds"
 
     def __init__(self, config: AnalysisConfig = AnalysisConfig(),
                  params: Optional[Mapping[str, Any]] = None) -> None:
@@ -238,12 +260,13 @@ class StatisticalModel:
         return EstimatorFit(estimator, covariates)
 
     def fit_estimator(self, estimator: Any, X_std: Any, y: Any, Z: Any = None) -> FittedModel:
-        """Fit ``estimator`` on the residual of ``y`` after ``[1, Z]``, or on ``(X, y, Z)``.
+        """Fit ``estimator`` with ``Z`` unpenalized, or on ``(X, y, Z)``.
 
         An estimator with ``accepts_covariates = True`` takes ``Z`` as fixed
         effects (and reports their coefficients as ``covariate_coef_``);
-        any other is fitted on the least-squares residual of ``y`` on
-        ``[1, Z]`` (Frisch-Waugh-Lovell, SPEC 5.4).
+        any other is fitted on the genes and the response both residualized
+        on ``[1, Z]``, the residual genes re-standardized (Frisch-Waugh-Lovell,
+        SPEC 5.4, :mod:`tools.statistics.adjust`).
         """
         X_std = np.asarray(X_std)
         if X_std.dtype not in (np.float32, np.float64):
@@ -254,9 +277,12 @@ class StatisticalModel:
             estimator.fit(X_std, y, Z)
             coef = np.asarray(estimator.covariate_coef_, dtype=float)
             return self.wrap(estimator, CovariateFit(float(coef[0]), coef[1:]))
+        X_adjusted, adjustment = adjust_rows(X_std, Z)
         residual, covariates = residualize(y, Z)
-        estimator.fit(X_std, residual)
-        return self.wrap(estimator, covariates)
+        estimator.fit(X_adjusted, residual)
+        fitted = self.wrap(estimator, covariates)
+        fitted.adjustment = adjustment
+        return fitted
 
     def fit(self, X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
             penalty: Optional[float]) -> FittedModel:
@@ -303,7 +329,8 @@ class StatisticalModel:
         """The model's keys of the result's ``analysis``."""
         described: Dict[str, Any] = {"model": self.label or type(self).__name__,
                                      "penalty": (float(cv.penalties[chosen]) if self.tuned
-                                                 else None)}
+                                                 else None),
+                                     "cv_prediction": self.cv_prediction}
         if self.tuned:
             described["tuning"] = cv.tuning()
         described.update(fitted.details())
@@ -317,7 +344,7 @@ class StatisticalModel:
         return {"genes": fitted.ranked_genes(data.gene_names, self.config.fdr_threshold),
                 "cv": cv.metrics(chosen),
                 "model": self.describe(cv, chosen, fitted),
-                "covariates": covariate_lists(fitted.covariates)}
+                "covariates": covariate_lists(fitted.reported_covariates())}
 
 
 class EstimatorModel(StatisticalModel):

@@ -1,7 +1,10 @@
 """The Lasso path of SPEC 5.4 (``"lasso"``): certified solutions, tuned penalty.
 
-The response is residualized on ``[1, Z]`` and the Lasso fitted on
-standardized genes; selected genes are the non-zero coefficients. The whole
+The genes are standardized; with covariates, the genes and the response are
+residualized on ``[1, Z]`` and the residual genes re-standardized (``Z``
+unpenalized, :mod:`tools.statistics.adjust`); selected genes are the non-zero
+coefficients. The penalty is tuned on the trait's known genes (SPEC 5.5), so
+the path has no error control: it selects, it does not test. The whole
 penalty grid is cross-validated at once, one certified path per fold
 (:func:`tools.statistics.crossval.cross_validate_lasso_grid`); the final fit
 reuses the folds' support as its initial working set (speed only: a certified
@@ -31,6 +34,7 @@ class LassoModel(StatisticalModel):
     label = "Lasso"
     compat_constructor = Lasso
     penalty_name = "alpha"
+    cv_prediction = "the Lasso at each penalty, fitted on the training folds"
 
     def cross_validate(self, X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
                        gene_names: Sequence[str], reference: Sequence[str],
@@ -52,6 +56,7 @@ class LassoModel(StatisticalModel):
                                  penalties, folds, XT=XT)
         chosen = cv.choose(self.config.fallback_penalty)
         residual, covariates = residualize(data.y, data.Z)
-        path = lasso_grid_path(standardized_design(XT), residual, [penalties[chosen]],
-                               candidates=cv.support)
-        return self.outcome(data, cv, chosen, LinearFit(path.coefs[0], covariates))
+        design = standardized_design(XT, Z=data.Z)
+        path = lasso_grid_path(design, residual, [penalties[chosen]], candidates=cv.support)
+        return self.outcome(data, cv, chosen, LinearFit(path.coefs[0], covariates,
+                                                        adjustment=design.adjustment))

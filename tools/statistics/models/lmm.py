@@ -1,11 +1,14 @@
 """The linear mixed model path of SPEC 5.4 (``"lmm"``): per-gene tests, FDR selection.
 
-``[1, Z]`` are fixed effects of the tests; selected genes are those with
+``[1, Z]`` and the top principal components are fixed effects of the tests,
+each gene is tested with itself left out of the kinship, ``delta`` is the
+REML estimate (:mod:`tools.statistics.lmm`); selected genes are those with
 Benjamini-Hochberg corrected p below the FDR level, ranked by corrected p.
 Nothing is tuned (the tests have no penalty; upstream's ``lamda`` is accepted
-and ignored). The cross-validation folds run their large products in float32
-(their p-values only decide which genes pass, their BLUP only feeds the
-prediction metrics); the reported final fit is float64. With ``workers > 1``
+and ignored). The cross-validated prediction metrics are those of a
+least-squares refit of each fold's selected genes (not a BLUP over every
+gene). The folds run their large products in float32 (their p-values only
+decide which genes pass); the reported final fit is float64. With ``workers > 1``
 the five fold fits and the final fit run side by side in threads, each with
 the same arithmetic. The numerics are in :mod:`tools.statistics.lmm`,
 :mod:`tools.statistics.gls` and :mod:`tools.statistics.fdr`.
@@ -27,7 +30,7 @@ from tools.statistics.ranking import gene_table
 
 
 class LMMFit(EstimatorFit):
-    """A fitted :class:`~tools.statistics.lmm.LMM`: BLUP predictions, screened FDR selection.
+    """A fitted :class:`~tools.statistics.lmm.LMM`: refit predictions, screened FDR selection.
 
     The selected genes come from the tests of the genes that can pass
     (:meth:`tools.statistics.gls.GeneTests.significant`), bit for bit those of
@@ -40,7 +43,9 @@ class LMMFit(EstimatorFit):
                           hits.corrected_p_value)
 
     def details(self) -> Dict[str, Any]:
-        return {"delta": self.estimator.fit_.delta}
+        fit = self.estimator.fit_
+        location = "interior" if fit.delta.at_bound is None else f"{fit.delta.at_bound} bound"
+        return {"delta": fit.delta.delta, "delta_location": location, "n_pcs": int(fit.n_pcs)}
 
 
 @register_model("lmm")
@@ -52,13 +57,23 @@ class LinearMixedModel(StatisticalModel):
     penalty_name = "lamda"
     tunes_penalty = False
     fold_dtype = np.float32
+    cv_prediction = ("least squares on [1, Z] and the fold's selected genes "
+                     "(at most a third of the training samples, by corrected p)")
+
+    def make_estimator(self, penalty: Any) -> Any:
+        """An :class:`~tools.statistics.lmm.LMM` at the configured FDR level."""
+        estimator = super().make_estimator(penalty)
+        if "threshold" not in self.params:
+            estimator.threshold = self.config.fdr_threshold
+        return estimator
 
     def wrap(self, estimator: Any, covariates: Any) -> FittedModel:
         return LMMFit(estimator, covariates)
 
     def analyse(self, data: ProblemData, folds: List[np.ndarray], workers: int = 1
                 ) -> Dict[str, Any]:
-        """CV of the BLUP and FDR selection, and the final fit (threads when ``workers > 1``)."""
+        """CV of the refit predictions and FDR selection, and the final fit (threads when
+        ``workers > 1``)."""
         penalties = self.penalty_grid(())
         arrays = (data.X, data.y, data.Z, data.gene_names, data.reference, penalties, folds)
         if workers > 1:

@@ -78,7 +78,7 @@ def test_a_registered_model_runs_end_to_end_through_regress(toy, tree, capsys):
     document = _read(tree, "Asthma/significant_genes_condition_Age.json")
     analysis = document["analysis"]
     assert analysis["model"] == "Toy" and analysis["penalty"] in analysis["tuning"]["penalties"]
-    assert list(analysis)[:4] == ["engine", "model", "penalty", "tuning"]
+    assert list(analysis)[:5] == ["engine", "model", "penalty", "cv_prediction", "tuning"]
     genes = document["significant_genes"]
     # ridge keeps every gene; the planted ones lead the ranking
     assert len(genes["Variable"]) == analysis["n_genes"]
