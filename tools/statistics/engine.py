@@ -58,7 +58,9 @@ def _gene_columns(table: LinkedTable, trait: str) -> List[str]:
 
 def _gene_matrix(table: LinkedTable, genes: Sequence[str], rows: np.ndarray) -> np.ndarray:
     """Genes as floats; missing values filled with the gene's mean over ``rows``."""
-    X = table.select(genes)[rows]
+    X = table.select(genes, rows)
+    if np.isfinite(X).all():     # the usual case: one pass over the matrix
+        return X
     missing = np.isnan(X)
     if missing.any():
         counts = np.maximum((~missing).sum(axis=0), 1)

@@ -380,7 +380,7 @@ class _Homotopy:
                 np.less_equal(denominator, 1e-12, out=blocked)
                 blocked |= self.excluded
                 np.divide(steps, denominator, out=steps)
-                np.copyto(steps, np.inf, where=blocked)
+                np.putmask(steps, blocked, np.inf)   # (faster than copyto with where=)
                 if self.just_dropped >= 0:
                     steps[:, self.just_dropped] = np.inf
                 side, enter = divmod(int(steps.argmin()), m)
@@ -394,9 +394,9 @@ class _Homotopy:
                     toward = direction * signs
                     ratio = np.maximum(coef * signs, 0.0)
                     np.divide(ratio, -toward, out=ratio)
-                    ratio[toward >= 0] = np.inf
-                    if self.just_added >= 0:
-                        ratio[members.index(self.just_added)] = np.inf
+                    np.putmask(ratio, toward >= 0, np.inf)
+                    if self.just_added >= 0:   # added by the last event: the last slot
+                        ratio[k - 1] = np.inf
                     leave = int(ratio.argmin())
                     step_out = float(ratio[leave])
                     step = min(step, step_out)

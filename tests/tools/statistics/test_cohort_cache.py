@@ -5,9 +5,13 @@ from __future__ import annotations
 import gzip
 import os
 
+import numpy as np
+import pandas as pd
 import pytest
 
-from tools.statistics.cohort_cache import CohortCache
+from tools.statistics import cohort_cache
+from tools.statistics.cohort_cache import (CohortCache, fast_parse, parse_linked_arrays,
+                                           parse_linked_table)
 from utils.errors import InputFileError
 
 TABLE = "sample,T,G1,G2\nS1,1,0.5,2.0\nS2,0,1.5,3.0\n"
@@ -59,3 +63,69 @@ def test_repeated_columns_and_sample_ids_are_refused(tmp_path):
     with pytest.raises(InputFileError, match=r"GSE7.csv: sample id 'S1' occurs twice "
                                              r"\(data rows 1 and 3\)"):
         CohortCache().load(samples)
+
+
+# --------------------------------------------------------------------------- fast reader
+
+def _both(raw: bytes):
+    """The fast reader's result and pandas' (``parse_linked_table``) on the same bytes."""
+    frame = parse_linked_table("t.csv", raw)
+    return fast_parse(raw), (tuple(frame.index), tuple(frame.columns),
+                             frame.to_numpy(dtype=float))
+
+
+def test_fast_reader_gives_pandas_bits_on_written_tables():
+    rng = np.random.default_rng(3)
+    values = np.column_stack([
+        rng.integers(0, 2, 60).astype(float),                        # a 0/1 trait
+        rng.normal(size=(60, 30)) * 10.0 ** rng.integers(-9, 9, 30),  # any magnitude
+        rng.lognormal(2, 1, size=(60, 30)).round(4),
+        rng.normal(size=(60, 5)) * 1e-300])                           # near the subnormals
+    frame = pd.DataFrame(values, index=[f"GSM{i}" for i in range(60)],
+                         columns=["Trait"] + [f"G{j}" for j in range(values.shape[1] - 1)])
+    for float_format in (None, "%.6g", "%.17g"):
+        raw = frame.to_csv(float_format=float_format).encode()
+        fast, slow = _both(raw)
+        assert fast is not None, float_format
+        assert fast[:2] == slow[:2]
+        assert np.array_equal(fast[2], slow[2]) and fast[2].dtype == np.float64
+    fast, slow = _both(frame.iloc[:3].to_csv(lineterminator="\r\n").encode())
+    assert fast is not None and np.array_equal(fast[2], slow[2])
+
+
+@pytest.mark.parametrize("raw, why", [
+    (b"id,T,G1\nS1,1,\nS2,0,2\n", "an empty cell"),
+    (b"id,T,G1\nS1,1,NA\nS2,0,2\n", "a missing-value code"),
+    (b"id,T,G1\nS1,1,nan\nS2,0,2\n", "nan as text"),
+    (b'id,T,G1\n"S1",1,2\nS2,0,2\n', "quotes"),
+    (b"id,T,G1\nS1,1, 2\nS2,0,2\n", "a space"),
+    (b"id,T,G1\n1,1,2\n2,0,2\n", "numeric sample ids (pandas makes them numbers)"),
+    (b"id,T,G1\nNA,1,2\nS2,0,2\n", "a sample id pandas reads as missing"),
+    (b"id,T,G1\nTrue,1,2\nS2,0,2\n", "a boolean sample id"),
+    (b"id,T,G1\ninf,1,2\nS2,0,2\n", "a sample id float() reads"),
+    (b"id,T,\nS1,1,2\nS2,0,2\n", "an unnamed column (pandas: 'Unnamed: 2')"),
+    (b"id,T,G1\nS1,1,2,5\nS2,0,2\n", "a row with an extra field"),
+])
+def test_fast_reader_leaves_everything_else_to_pandas(raw, why):
+    assert fast_parse(raw) is None, why
+    try:
+        frame = parse_linked_table("t.csv", raw)
+    except InputFileError:
+        return                                  # pandas' error is the one users see
+    samples, columns, values = parse_linked_arrays("t.csv", raw)
+    assert samples == tuple(frame.index) and columns == tuple(frame.columns)
+    assert np.array_equal(values, frame.to_numpy(dtype=float), equal_nan=True)
+
+
+def test_cache_reads_plain_tables_with_numpy_and_the_rest_with_pandas(tmp_path, monkeypatch):
+    calls = []
+    original = cohort_cache._frame_with_pandas
+    monkeypatch.setattr(cohort_cache, "_frame_with_pandas",
+                        lambda *args: calls.append(args[0]) or original(*args))
+    plain, gaps = tmp_path / "GSE8.csv", tmp_path / "GSE9.csv"
+    plain.write_text(TABLE)
+    gaps.write_text(TABLE.replace("0.5", ""))
+    assert CohortCache().load(plain).values.tolist() == [[1, 0.5, 2.0], [0, 1.5, 3.0]]
+    assert calls == []
+    assert np.isnan(CohortCache().load(gaps).column("G1")[0])
+    assert calls == [gaps.resolve()]
