@@ -36,6 +36,7 @@ import resource
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -44,6 +45,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 import pandas as pd
+import psutil
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso as SkLasso
 from threadpoolctl import threadpool_limits
@@ -233,7 +235,41 @@ def generate_tree(root: Path, task_info: dict, n_genes: int, seed: int = 0,
     return preprocess
 
 
-def part_full_set(jobs: int, n_genes: int, workdir: Path) -> None:
+class WorkerMemory:
+    """Peak resident memory of each child process, sampled in a thread."""
+
+    interval = 0.2
+
+    def __init__(self) -> None:
+        self.peaks: Dict[int, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while not self._stop.wait(self.interval):
+            for child in me.children(recursive=True):
+                try:
+                    rss = child.memory_info().rss
+                except psutil.Error:
+                    continue
+                self.peaks[child.pid] = max(self.peaks.get(child.pid, 0), rss)
+
+    def peaks_mb(self) -> List[float]:
+        """Peaks of the children seen, largest first, in MB."""
+        return sorted((rss / 2 ** 20 for rss in self.peaks.values()), reverse=True)
+
+    def __enter__(self) -> "WorkerMemory":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def part_full_set(jobs: int, n_genes: int, workdir: Path, regress_name: str = "regress"
+                  ) -> None:
     """Part 3."""
     if not TASK_INFO.exists():
         print(f"skipping the full problem set: {TASK_INFO} not found")
@@ -249,18 +285,22 @@ def part_full_set(jobs: int, n_genes: int, workdir: Path) -> None:
         (workdir / "generated.ok").write_text("ok\n")
         print(f"generated {len(task_info)} traits' cohorts ({n_genes} genes) in "
               f"{time.perf_counter() - start:.0f} s", flush=True)
-    settings = RunSettings(preprocess, workdir / "regress", TASK_INFO,
-                           force=True)
-    summary = run_problems(problems, settings, jobs=jobs, progress=False)
+    settings = RunSettings(preprocess, workdir / regress_name, TASK_INFO, force=True)
+    print(f"start: {machine_state()}", flush=True)
+    with WorkerMemory() as memory:
+        summary = run_problems(problems, settings, jobs=jobs, progress=False)
+    print(f"end: {machine_state()}")
     counts = summary.counts()
     peak_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     peak_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     models = {"Lasso": 0, "LMM": 0}
-    for path in (workdir / "regress").rglob("*.json"):
+    for path in (workdir / regress_name).rglob("*.json"):
         models[json.loads(path.read_text())["analysis"]["model"]] += 1
     print(f"{len(problems)} problems with -j {jobs}: {summary.seconds:.0f} s, "
           f"{len(problems) / summary.seconds:.2f} problems/s; {counts}; models {models}")
-    print(f"peak memory: main process {peak_self:.0f} MB, largest worker {peak_child:.0f} MB")
+    print(f"peak memory: main process {peak_self:.0f} MB, largest worker {peak_child:.0f} MB "
+          f"(ru_maxrss); each worker, sampled every {memory.interval} s: "
+          + ", ".join(f"{mb:.0f} MB" for mb in memory.peaks_mb()))
     by_category: Dict[str, List[float]] = {}
     for problem, outcome in zip(problems, summary.outcomes):
         if outcome.status == "done":
@@ -284,13 +324,15 @@ def main() -> None:
     parser.add_argument("--genes", type=int, default=N_GENES,
                         help="genes per generated cohort in part 3")
     parser.add_argument("--workdir", type=Path, help="keep part 3's tree here")
+    parser.add_argument("--regress-name", default="regress",
+                        help="part 3 writes its results to WORKDIR/REGRESS_NAME")
     args = parser.parse_args()
     if not args.full_set_only:
         part_full_size(args.problems, args.repeats, not args.no_naive)
     if not args.skip_full_set:
         if args.workdir:
             args.workdir.mkdir(parents=True, exist_ok=True)
-            part_full_set(args.jobs, args.genes, args.workdir)
+            part_full_set(args.jobs, args.genes, args.workdir, args.regress_name)
         else:
             with tempfile.TemporaryDirectory() as folder:
                 part_full_set(args.jobs, args.genes, Path(folder))
