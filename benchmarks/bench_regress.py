@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Benchmark of the statistical analysis engine (issue 3 "Performance").
+"""Benchmark of the statistical analysis engine (issues 3 and 16, "Performance").
 
 1. Full-size problems (n = 167 samples, p = 18,530 genes, generated): the
    complete analysis of a problem (batch detection, 5 folds x 7 penalties,
@@ -16,9 +16,17 @@
    speed-up and the Jaccard agreement of the genes selected at the chosen
    penalty.
 3. The real problem set (``../shared/data/opentargets/genomas_task_info.json``:
-   132 traits, 1,384 problems) over a generated preprocess tree, run by
-   :func:`genotex.regress.runner.run_problems`; prints total time, problems/s and peak
-   memory.
+   132 traits, 1,384 problems) over a generated preprocess tree of full-size
+   cohorts (``--genes``, default 18,530; 60-400 samples, log-uniform; two
+   batches and 240-400 samples for every 10th trait, so the LMM path runs),
+   run by :func:`genotex.regress.runner.run_problems`; prints total time,
+   problems/s, the peak memory of each worker and the machine state. With
+   ``--workdir`` the tree is kept and reused, and ``--regress-name`` lets two
+   versions of the code write side by side for
+   ``benchmarks/compare_regress.py``.
+
+Targets (issue 16): Lasso <= 0.25 s and LMM <= 0.15 s per problem on one
+core, >= 50x the naive loop, the whole set in <= 5 minutes with ``-j 2``.
 
 Usage::
 
@@ -299,8 +307,8 @@ def part_full_set(jobs: int, n_genes: int, workdir: Path, regress_name: str = "r
     print(f"{len(problems)} problems with -j {jobs}: {summary.seconds:.0f} s, "
           f"{len(problems) / summary.seconds:.2f} problems/s; {counts}; models {models}")
     print(f"peak memory: main process {peak_self:.0f} MB, largest worker {peak_child:.0f} MB "
-          f"(ru_maxrss); each worker, sampled every {memory.interval} s: "
-          + ", ".join(f"{mb:.0f} MB" for mb in memory.peaks_mb()))
+          f"(ru_maxrss); the {jobs} workers, sampled every {memory.interval} s: "
+          + ", ".join(f"{mb:.0f} MB" for mb in memory.peaks_mb()[:jobs]))
     by_category: Dict[str, List[float]] = {}
     for problem, outcome in zip(problems, summary.outcomes):
         if outcome.status == "done":
