@@ -300,12 +300,65 @@ class BlockReader(io.BufferedIOBase):
                 super().close()
 
 
+#: Compressed bytes read from a gzip file at a time.
+GZIP_INPUT_BYTES = 1 << 18
+
+
+class _Gunzip:
+    """The decompressed blocks of a gzip file, one per call (``b""`` at the end).
+
+    zlib checks each member's header and its CRC-32 and size trailer (``wbits=31``).
+    Members are joined and zero padding after a member is skipped, as
+    :class:`gzip.GzipFile` does. Each call inflates up to
+    :data:`GZIP_INPUT_BYTES` of input into at most :data:`READ_BLOCK_BYTES`
+    in one zlib call, which runs without the GIL.
+
+    Raises
+    ------
+    EOFError
+        The input ends inside a member.
+    zlib.error
+        Corrupt data, a bad CRC or size, bytes after a member that start no member.
+    """
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self._handle = handle
+        self._inflater = zlib.decompressobj(wbits=31)
+        self._pending = b""  # compressed bytes not given to the inflater yet
+
+    def _next_member(self) -> bool:
+        """After a member: start the next one; False at the end of the file."""
+        rest = self._inflater.unused_data.lstrip(b"\x00")
+        while not rest:
+            chunk = self._handle.read(GZIP_INPUT_BYTES)
+            if not chunk:
+                return False
+            rest = chunk.lstrip(b"\x00")
+        self._inflater = zlib.decompressobj(wbits=31)
+        self._pending = rest
+        return True
+
+    def __call__(self) -> bytes:
+        while True:
+            if self._inflater.eof and not self._next_member():
+                return b""
+            if not self._pending:
+                self._pending = self._handle.read(GZIP_INPUT_BYTES)
+                if not self._pending:
+                    raise EOFError("compressed stream ends before its end marker")
+            data = self._inflater.decompress(self._pending, READ_BLOCK_BYTES)
+            self._pending = self._inflater.unconsumed_tail
+            if data:
+                return data
+
+
 class _CheckedGzip(BlockReader):
     """Decompress an open gzip file; truncation/corruption errors name the file.
 
-    On a machine with more than one CPU the stream is decompressed ahead by a
-    background thread (:class:`BlockReader`), so zlib inflating the next
-    blocks (it releases the GIL) overlaps with the consumer.
+    The file is inflated by :class:`_Gunzip`; on a machine with more than one
+    CPU ahead of the consumer, by a background thread (:class:`BlockReader`),
+    so zlib inflating the next blocks (without the GIL) overlaps with the
+    consumer's work.
 
     Parameters
     ----------
@@ -325,12 +378,9 @@ class _CheckedGzip(BlockReader):
                  background: Optional[bool] = None) -> None:
         self._path = os.fspath(path)
         self._file = handle
-        self._raw = gzip.GzipFile(fileobj=handle, mode="rb")
         self._max_bytes = max_bytes
         self._given = 0
-        raw = self._raw
-        super().__init__(lambda: raw.read(READ_BLOCK_BYTES),
-                         several_cpus() if background is None else background,
+        super().__init__(_Gunzip(handle), several_cpus() if background is None else background,
                          name=f"gunzip {os.path.basename(self._path)}")
 
     def _raise(self, exc: BaseException):
@@ -353,7 +403,6 @@ class _CheckedGzip(BlockReader):
             return
         try:
             self.stop_reading()
-            self._raw.close()
         finally:
             self._file.close()
             super().close()

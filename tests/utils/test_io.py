@@ -360,3 +360,19 @@ def test_gzip_reader_errors_name_the_file_with_or_without_thread(tmp_path, backg
         with handle, pytest.raises(InputFileError, match=message):
             while handle.read(4096):
                 pass
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_gzip_members_and_zero_padding_read_as_gzip_does(tmp_path, background):
+    rows = b"".join(b"row%d\t%d\n" % (i, i) for i in range(300_000))  # several blocks
+    joined = gzip.compress(rows[:1000]) + gzip.compress(rows[1000:]) + bytes(700)
+    path = tmp_path / "joined.txt.gz"
+    path.write_bytes(joined)
+    with utils.io._CheckedGzip(open(path, "rb"), path, background=background) as handle:
+        assert handle.read() == gzip.decompress(joined) == rows
+    garbage = tmp_path / "garbage.txt.gz"
+    garbage.write_bytes(gzip.compress(rows[:1000]) + b"not gzip")
+    with utils.io._CheckedGzip(open(garbage, "rb"), garbage, background=background) as handle:
+        assert handle.read(1000) == rows[:1000]
+        with pytest.raises(InputFileError, match="garbage.txt.gz: corrupt gzip data"):
+            handle.read()

@@ -45,7 +45,7 @@ from typing import IO, Iterator, List, Optional, Sequence, Tuple
 
 from utils.errors import InputFileError
 from utils.input_safety import DEFAULT_LIMITS, MAX_LINE_BYTES, ReadLimits
-from utils.io import BlockReader, PathLike, decode_text, open_text_bytes, several_cpus
+from utils.io import PathLike, decode_text, open_text_bytes
 
 DEFAULT_CHUNK_SIZE = 1 << 20
 
@@ -73,31 +73,6 @@ def open_lines(path: PathLike, limits: Optional[ReadLimits] = None) -> Iterator[
         except MemoryError:
             raise InputFileError(path, "not enough memory to read the file (stopped after "
                                  f"line {stream.line_no})") from None
-
-
-@contextlib.contextmanager
-def read_ahead(section: "TableSection") -> Iterator[IO[bytes]]:
-    """The section as a binary file read ahead by a background thread (several CPUs).
-
-    The thread reads (decompresses) and checks the rows of the next blocks
-    while the consumer (pandas' C parser, which releases the GIL while it
-    tokenizes and converts) parses the current ones. On exit the thread is
-    stopped and waited for, so the section and its stream can be used again
-    (:meth:`TableSection.drain`, :func:`row_problem`): the section has then
-    been read at least as far as the consumer got. Errors of the reading
-    thread (a line over the cap, a damaged gzip stream) are raised by the
-    consumer's read that reaches them. With one CPU the section itself is
-    yielded.
-    """
-    if not several_cpus():
-        yield section
-        return
-    reader = BlockReader(lambda: section.read(DEFAULT_CHUNK_SIZE), background=True,
-                         name="table rows")
-    try:
-        yield reader
-    finally:
-        reader.close()
 
 
 def row_problem(path: PathLike, section: "TableSection", what: str, n_fields: int,

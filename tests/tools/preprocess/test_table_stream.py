@@ -7,7 +7,6 @@ import io
 import pytest
 
 from tests.hang_guard import fail_after
-from tools.preprocess import table_stream
 from tools.preprocess.table_stream import (LineStream, open_lines, row_problem,
                                            unterminated_problem)
 from utils.errors import InputFileError
@@ -188,44 +187,3 @@ def test_open_lines_names_the_file_when_memory_runs_out(tmp_path):
         with open_lines(path) as stream:
             stream.readline()
             raise MemoryError
-
-
-@pytest.fixture(params=[True, False], ids=["thread", "no thread"])
-def read_ahead_mode(request, monkeypatch):
-    """read_ahead with a reading thread (several CPUs) and without (one CPU)."""
-    monkeypatch.setattr(table_stream, "several_cpus", lambda: request.param)
-    return request.param
-
-
-@pytest.mark.parametrize("read_size", [1, 7, 5000, -1])
-def test_read_ahead_hands_over_the_section_and_gives_the_stream_back(read_ahead_mode,
-                                                                     read_size):
-    data = b"head\n" + TABLE + b"bad\trow\tthree\n" + TABLE + b"!end\ntail\n"
-    stream = LineStream(io.BytesIO(data), "x", chunk_size=64)
-    stream.readline()
-    section = stream.section("!end", n_fields=2)
-    with table_stream.read_ahead(section) as rows:
-        assert read_all(rows, read_size) == TABLE + b"bad\trow\tthree\n" + TABLE
-    assert section.found_end and section.bad_row == (502, 3)
-    assert stream.readline() == "tail" and stream.line_no == 1004
-
-
-def test_read_ahead_left_early_stops_reading_where_the_consumer_may_resume(read_ahead_mode):
-    stream = LineStream(io.BytesIO(DATA), "x", chunk_size=16)
-    stream.readline(), stream.readline()
-    section = stream.section("!end", n_fields=2)
-    with table_stream.read_ahead(section) as rows:
-        first = rows.read(10)
-    section.drain()  # the thread is gone: the section is read here, to its end
-    assert first == TABLE[:10] and section.found_end and section.bad_row is None
-    assert stream.readline() == "tail"
-
-
-@pytest.mark.parametrize("chunk_size", [3, 4096])
-def test_read_ahead_raises_a_line_over_the_cap_in_the_consumer(read_ahead_mode, chunk_size):
-    data = b"id\tx\n1\t2\n3\t" + b"9" * 100 + b"\n!end\n"
-    stream = LineStream(io.BytesIO(data), "t.txt", chunk_size=chunk_size, max_line_bytes=50)
-    section = stream.section("!end", n_fields=2)
-    with pytest.raises(InputFileError, match="t.txt:3: line longer than 50 bytes"):
-        with table_stream.read_ahead(section) as rows:
-            read_all(rows, 4)

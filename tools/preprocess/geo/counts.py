@@ -17,8 +17,7 @@ import pandas as pd
 
 from tools.preprocess.geo.header import check_unique_samples, unquote
 from tools.preprocess.geo.numeric import as_float_table, read_numeric_table
-from tools.preprocess.table_stream import (open_lines, read_ahead, row_problem,
-                                           unterminated_problem)
+from tools.preprocess.table_stream import open_lines, row_problem, unterminated_problem
 from utils.errors import InputFileError
 from utils.input_safety import ReadLimits
 from utils.io import PathLike
@@ -82,8 +81,7 @@ def read_gene_count_table(file_path: PathLike, *,
         check_unique_samples(path, names[1:], header_line)
         section = stream.section(None, n_fields=len(names), sep=sep)
         try:
-            with read_ahead(section) as rows:
-                table = read_numeric_table(rows, names, sep=sep)
+            table = read_numeric_table(section, names, sep=sep)
         except pd.errors.ParserError as exc:
             problem = row_problem(path, section, "count table row", len(names), header_line)
             raise problem or InputFileError(path, f"malformed count table ({exc})") from exc

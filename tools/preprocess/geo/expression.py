@@ -20,7 +20,7 @@ from tools.preprocess.geo.header import (SAMPLE_ID_KEY, TABLE_BEGIN, TABLE_END,
                                          SeriesMatrixHeader, check_unique_samples,
                                          parse_header, unquote)
 from tools.preprocess.geo.numeric import as_float_table, read_numeric_table
-from tools.preprocess.table_stream import TableSection, open_lines, read_ahead, row_problem
+from tools.preprocess.table_stream import TableSection, open_lines, row_problem
 from utils.errors import InputFileError, NoExpressionTableError
 from utils.input_safety import ReadLimits
 from utils.io import PathLike
@@ -69,8 +69,7 @@ def _read_rows(section: TableSection, names: List[str], path: Path,
                header_line: int) -> pd.DataFrame:
     """The table's rows, as pandas inferred them; errors name the file and line."""
     try:
-        with read_ahead(section) as rows:
-            return read_numeric_table(rows, names)
+        return read_numeric_table(section, names)
     except pd.errors.EmptyDataError:
         return pd.DataFrame(columns=names[1:], dtype="float64",
                             index=pd.Index([], dtype="str", name=names[0]))
