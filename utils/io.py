@@ -100,10 +100,8 @@ def is_gzip(path: PathLike) -> bool:
         return handle.read(2) == GZIP_MAGIC
 
 
-#: Bytes a :class:`BlockReader` asks its source for at a time.
-READ_BLOCK_BYTES = 1 << 20
 #: Blocks a background :class:`BlockReader` may hold ahead of its consumer.
-BLOCKS_AHEAD = 4
+BLOCKS_AHEAD = 2
 
 
 def several_cpus() -> bool:
@@ -300,8 +298,14 @@ class BlockReader(io.BufferedIOBase):
                 super().close()
 
 
-#: Compressed bytes read from a gzip file at a time.
-GZIP_INPUT_BYTES = 1 << 18
+#: Compressed bytes a gzip reader inflates in its first zlib call; each next call takes
+#: 4x more, up to :data:`GZIP_MAX_INPUT_BYTES`: a reader of the first lines waits
+#: little, a reader of the whole file passes the GIL rarely (a few dozen times per
+#: 100 MB; a wait for the GIL stalls the inflating thread up to the switch interval).
+GZIP_FIRST_INPUT_BYTES = 1 << 16
+GZIP_MAX_INPUT_BYTES = 1 << 20
+#: Most decompressed bytes of one zlib call, per compressed byte of the call's input.
+GZIP_OUTPUT_PER_INPUT = 4
 
 
 class _Gunzip:
@@ -309,9 +313,10 @@ class _Gunzip:
 
     zlib checks each member's header and its CRC-32 and size trailer (``wbits=31``).
     Members are joined and zero padding after a member is skipped, as
-    :class:`gzip.GzipFile` does. Each call inflates up to
-    :data:`GZIP_INPUT_BYTES` of input into at most :data:`READ_BLOCK_BYTES`
-    in one zlib call, which runs without the GIL.
+    :class:`gzip.GzipFile` does. Each call is one zlib call (it runs without the
+    GIL) on up to :data:`GZIP_FIRST_INPUT_BYTES` of input, growing 4x per call to
+    :data:`GZIP_MAX_INPUT_BYTES`, with at most :data:`GZIP_OUTPUT_PER_INPUT` x
+    as many bytes out (4 MiB at most, whatever the compression ratio).
 
     Raises
     ------
@@ -325,12 +330,13 @@ class _Gunzip:
         self._handle = handle
         self._inflater = zlib.decompressobj(wbits=31)
         self._pending = b""  # compressed bytes not given to the inflater yet
+        self._step = GZIP_FIRST_INPUT_BYTES
 
     def _next_member(self) -> bool:
         """After a member: start the next one; False at the end of the file."""
         rest = self._inflater.unused_data.lstrip(b"\x00")
         while not rest:
-            chunk = self._handle.read(GZIP_INPUT_BYTES)
+            chunk = self._handle.read(self._step)
             if not chunk:
                 return False
             rest = chunk.lstrip(b"\x00")
@@ -343,12 +349,13 @@ class _Gunzip:
             if self._inflater.eof and not self._next_member():
                 return b""
             if not self._pending:
-                self._pending = self._handle.read(GZIP_INPUT_BYTES)
+                self._pending = self._handle.read(self._step)
                 if not self._pending:
                     raise EOFError("compressed stream ends before its end marker")
-            data = self._inflater.decompress(self._pending, READ_BLOCK_BYTES)
+            data = self._inflater.decompress(self._pending, self._step * GZIP_OUTPUT_PER_INPUT)
             self._pending = self._inflater.unconsumed_tail
             if data:
+                self._step = min(4 * self._step, GZIP_MAX_INPUT_BYTES)
                 return data
 
 
