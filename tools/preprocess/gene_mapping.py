@@ -195,8 +195,8 @@ def grouped_nanmean(values: np.ndarray, rows: np.ndarray, groups: np.ndarray,
     --------
     >>> values = np.array([[1.0, np.nan], [3.0, 4.0]])
     >>> grouped_nanmean(values, np.array([0, 1, 1]), np.array([0, 0, 1]), 3)
-    array([[2., 4.],
-           [3., 4.],
+    array([[ 2.,  4.],
+           [ 3.,  4.],
            [nan, nan]])
     """
     by_column = np.ascontiguousarray(np.asarray(values, dtype=np.float64).T)
