@@ -148,6 +148,8 @@ class LineStream:
                  chunk_size: int = DEFAULT_CHUNK_SIZE,
                  max_line_bytes: int = MAX_LINE_BYTES) -> None:
         self.handle = handle
+        # read1: the bytes at hand (one system call, or one decompressed block), not joined
+        self._read = getattr(handle, "read1", handle.read)
         self.path = path
         self.line_no = 0
         self.max_line_bytes = max_line_bytes
@@ -160,7 +162,7 @@ class LineStream:
     def _read_chunk(self) -> bytes:
         if self._eof:
             return b""
-        chunk = self.handle.read(self._chunk_size)
+        chunk = self._read(self._chunk_size)
         if not chunk:
             self._eof = True
         return chunk

@@ -106,6 +106,120 @@ def test_apply_gene_mapping_matches_naive_reference():
         np.testing.assert_allclose(result.loc[gene].to_numpy(), expected, equal_nan=True)
 
 
+def _reference_group_means(values: np.ndarray, rows, groups, n_groups: int) -> np.ndarray:
+    """The former algorithm, kept as the reference: a sparse (groups x rows) indicator
+    product over a C-ordered copy with NaN read as 0, divided by the non-NaN counts."""
+    from scipy import sparse
+    values = np.array(values, dtype=np.float64, order="C", copy=True)
+    indicator = sparse.csr_matrix((np.ones(len(rows)), (groups, rows)),
+                                  shape=(n_groups, values.shape[0]))
+    missing = np.isnan(values)
+    values[missing] = 0.0
+    counts = indicator @ (~missing).astype(np.float64)
+    sums = indicator @ values
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sums /= counts
+    sums[counts == 0] = np.nan
+    return sums
+
+
+def _reference_mapping(expression: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
+    """Probe -> gene means computed the straightforward way (unique probe ids)."""
+    pairs = {}
+    for probe, text in zip(mapping["ID"].astype(str), mapping["Gene"]):
+        for symbol in extract_human_gene_symbols(text):
+            pairs[(probe, symbol)] = None
+    position = {probe: i for i, probe in enumerate(expression.index.astype(str))}
+    kept = [(position[p], s) for p, s in pairs if p in position]
+    genes, groups = np.unique(np.array([s for _, s in kept], dtype=str), return_inverse=True)
+    rows = np.array([r for r, _ in kept], dtype=np.int64)
+    means = _reference_group_means(expression.to_numpy(), rows, groups, len(genes))
+    return pd.DataFrame(means, index=pd.Index(genes.tolist(), name="Gene"),
+                        columns=expression.columns)
+
+
+def _same_bits(result: pd.DataFrame, expected: pd.DataFrame) -> bool:
+    """Equal index, columns and float64 bit patterns (NaN payloads, the sign of 0)."""
+    return (list(result.index) == list(expected.index)
+            and list(result.columns) == list(expected.columns)
+            and result.to_numpy().shape == expected.to_numpy().shape
+            and np.array_equal(np.ascontiguousarray(result.to_numpy()).view(np.int64),
+                               np.ascontiguousarray(expected.to_numpy()).view(np.int64)))
+
+
+def _generated_mapping_case(seed: int, n_probes: int = 400, n_samples: int = 21):
+    """Probes with NaN (20 %), -0.0 and all-NaN rows; texts with 0-3 symbols out of 60;
+    some mapping ids repeated or absent from the table; sample count not a multiple of
+    the aggregation block."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(n_probes, n_samples)).round(2)  # rounding makes some -0.0
+    values[rng.random(values.shape) < 0.2] = np.nan
+    values[::37] = np.nan
+    probe_ids = [f"p{i}" for i in range(n_probes)]
+    pool = [f"G{i}" for i in range(60)]
+    texts = [" /// ".join(rng.choice(pool, size=rng.integers(0, 4), replace=False))
+             for _ in range(n_probes)]
+    mapping = pd.DataFrame({"ID": probe_ids + ["p3", "p5", "absent"],
+                            "Gene": texts + ["G1 /// G2", texts[5], "G7"]})
+    expression = pd.DataFrame(values, index=pd.Index(probe_ids, name="ID"),
+                              columns=[f"S{j}" for j in range(n_samples)])
+    return expression, mapping
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_apply_gene_mapping_bit_identical_to_reference(seed):
+    expression, mapping = _generated_mapping_case(seed)
+    assert (expression.to_numpy() == 0).any() and np.signbit(expression.to_numpy()[
+        expression.to_numpy() == 0]).any(), "the case must hold -0.0"
+    assert _same_bits(apply_gene_mapping(expression, mapping),
+                      _reference_mapping(expression, mapping))
+    unique_ids = mapping.iloc[:len(expression)]  # the fast path without duplicate pairs
+    assert _same_bits(apply_gene_mapping(expression, unique_ids),
+                      _reference_mapping(expression, unique_ids))
+
+
+@pytest.mark.parametrize("collide", [True, False])
+def test_normalize_bit_identical_to_reference(tmp_path: Path, collide: bool):
+    expression, _ = _generated_mapping_case(3, n_probes=120)
+    genes = expression.set_axis([f"G{i}" for i in range(len(expression))], axis=0)
+    labels = list(genes.index)
+    # every other label maps to itself; with collisions, three more fold onto two of them
+    synonyms = {label.upper(): label for label in labels[::2]}
+    if collide:
+        synonyms.update({labels[1].upper(): labels[0], labels[3].upper(): labels[0],
+                         labels[5].upper(): labels[2]})
+    path = tmp_path / "gene_synonym.json"
+    path.write_text(json.dumps(synonyms))
+    result = normalize_gene_symbols_in_index(genes, synonym_path=path, id_type="symbol")
+    official = [synonyms.get(label.upper()) for label in labels]
+    rows = np.array([i for i, o in enumerate(official) if o is not None])
+    names, groups = np.unique(np.array([official[i] for i in rows], dtype=str),
+                              return_inverse=True)
+    values = genes.to_numpy()
+    expected = (_reference_group_means(values, rows, groups, len(names)) if collide
+                else values[rows[np.argsort(groups)]])
+    assert (len(names) < len(rows)) == collide
+    assert _same_bits(result, pd.DataFrame(expected, index=names.tolist(),
+                                           columns=genes.columns))
+
+
+def test_grouped_nanmean_bit_identical_to_reference():
+    rng = np.random.default_rng(5)
+    values = rng.normal(size=(50, 19)).round(1)
+    values[rng.random(values.shape) < 0.3] = np.nan
+    rows = rng.integers(0, 50, size=120)
+    groups = rng.integers(0, 30, size=120)  # unordered, overlapping, some groups empty
+    pairs = np.unique(np.stack([rows, groups]), axis=1)
+    result = grouped_nanmean(values, pairs[0], pairs[1], 33)
+    expected = _reference_group_means(values, pairs[0], pairs[1], 33)
+    assert np.array_equal(np.ascontiguousarray(result).view(np.int64),
+                          np.ascontiguousarray(expected).view(np.int64))
+    # F-ordered input and a (n_groups, n_columns) result, in the layout of a DataFrame block
+    assert np.array_equal(grouped_nanmean(np.asfortranarray(values), pairs[0], pairs[1], 33),
+                          expected, equal_nan=True)
+    assert result.T.flags.c_contiguous
+
+
 def test_apply_gene_mapping_duplicate_probe_rows_are_averaged():
     expression = pd.DataFrame({"S1": [1.0, 3.0]}, index=["p1", "p1"])
     genes = apply_gene_mapping(expression, pd.DataFrame({"ID": ["p1"], "Gene": ["TP53"]}))

@@ -91,14 +91,14 @@ def as_float_table(table: pd.DataFrame, path: Path) -> pd.DataFrame:
     text_columns = [name for name, dtype in table.dtypes.items() if dtype.kind not in "fiu"]
     if not text_columns:
         return table.astype("float64")
-    converted = {}
+    # Only the text columns are replaced (by position: probe ids may repeat); the float
+    # block pandas parsed is kept, not copied, so the peak memory stays near the table's.
+    table = table.copy(deep=False)
     n_bad = 0
     for name in text_columns:
         column, coerced = table[name], _coerce_column(table[name])
         n_bad += int((coerced.isna() & column.notna()).sum())
-        converted[name] = coerced  # aligned by position: probe ids may repeat
-    table = pd.DataFrame({name: converted.get(name, column).to_numpy()
-                          for name, column in table.items()}, index=table.index)
+        table[name] = coerced.to_numpy()
     logger.warning("%s: %d non-numeric expression values read as NaN", path, n_bad)
     return table.astype("float64")
 
