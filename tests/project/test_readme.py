@@ -3,8 +3,8 @@
 Every command of the README's ``bash`` blocks must be listed below with what this test
 does with it:
 
-* ``RUN``: run in a fresh clone of this checkout, scratch folders (``/tmp/genotex``,
-  ``$FULL``) pointed at a temporary folder; afterwards ``git status --ignored`` of the
+* ``RUN``: run in a fresh clone of this checkout, the scratch folders ``$SCRATCH`` and
+  ``$FULL`` pointed at temporary folders; afterwards ``git status --ignored`` of the
   clone must show nothing new (no file written into the checkout, not even an ignored
   one) and the scratch outputs must exist;
 * ``NOT_RUN``: needs the network, a running cluster or a model server, or rewrites the
@@ -37,27 +37,27 @@ RUN = [
     "python regress.py",
     "python regress.py -j 2",
     'python regress.py --traits Hypertension --problems "Heart_rate|Age"',
-    "python regress.py --force --regress-dir /tmp/genotex/regress",
+    "python regress.py --force --regress-dir $SCRATCH/regress",
     "python eval.py -p examples/baseline_prediction",
     "python eval.py --pred-dir examples/baseline_prediction --ref-dir output --tasks "
-    "preprocessing --preprocess-subtasks gene linked --report /tmp/genotex/report.json",
+    "preprocessing --preprocess-subtasks gene linked --report $SCRATCH/report.json",
     "python eval.py -p examples/baseline_prediction -t analysis -g metadata/gene_synonym.json",
     "python eval.py -p baseline=examples/baseline_prediction reference=output "
-    "--html /tmp/genotex/compare.html",
+    "--html $SCRATCH/compare.html",
     "python eval.py -p examples/baseline_prediction --legacy",
-    "python run_agent.py --method rules --run-dir /tmp/genotex/runs/rules",
-    "python eval.py -p /tmp/genotex/runs/rules/prediction",
-    "python run_agent.py --method random --seed 7 --run-dir /tmp/genotex/runs/random",
-    "GENOTEX_OUTPUT=/tmp/genotex/output jupyter nbconvert --to notebook --execute "
-    "code/Heart_rate/GSE9100501.ipynb --output /tmp/genotex/GSE9100501.ipynb",
-    "cmp /tmp/genotex/output/preprocess/Heart_rate/GSE9100501.csv "
+    "python run_agent.py --method rules --run-dir $SCRATCH/runs/rules",
+    "python eval.py -p $SCRATCH/runs/rules/prediction",
+    "python run_agent.py --method random --seed 7 --run-dir $SCRATCH/runs/random",
+    "GENOTEX_OUTPUT=$SCRATCH/output jupyter nbconvert --to notebook --execute "
+    "code/Heart_rate/GSE9100501.ipynb --output $SCRATCH/GSE9100501.ipynb",
+    "cmp $SCRATCH/output/preprocess/Heart_rate/GSE9100501.csv "
     "output/preprocess/Heart_rate/GSE9100501.csv",
     "python download/get_gene_synonyms.py --gene-info Homo_sapiens.gene_info.gz "
     "--output-dir $FULL/metadata",
     "python download/select_pairs.py --threshold 0.1 --metadata-dir $FULL/metadata",
     "python download/manifest.py --generate --metadata-dir $FULL/metadata --input-dir "
     "$FULL/input",
-    "python generate_synthetic.py --demo-plan --out /tmp/genotex/syn_input",
+    "python generate_synthetic.py --demo-plan --out $SCRATCH/syn_input",
     "python recompress_files.py --dry-run",
     "python recompress_files.py",
     "python -m genotex.cli.croissant --validate",
@@ -123,11 +123,10 @@ def test_readme_commands_leave_a_fresh_clone_unchanged(tmp_path):
     shutil.copytree(clone / "input", full / "input")
     before = git_state(clone)
     shutil.copy(gene_info, clone / "Homo_sapiens.gene_info.gz")  # the README's relative path
-    env: Dict[str, str] = {**clean_environment(), "FULL": str(full)}
+    env: Dict[str, str] = {**clean_environment(), "FULL": str(full), "SCRATCH": str(scratch)}
     env["GENOTEX_LOCK_DIR"] = str(tmp_path / "locks")
     for command in [FIRST_COMMANDS[0].split("&& ", 1)[1], *RUN[1:]]:
-        runnable = command.replace("/tmp/genotex", str(scratch))
-        done = subprocess.run(runnable, shell=True, cwd=clone, env=env, capture_output=True,
+        done = subprocess.run(command, shell=True, cwd=clone, env=env, capture_output=True,
                               text=True, timeout=900)
         assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     (clone / "Homo_sapiens.gene_info.gz").unlink()
