@@ -262,14 +262,8 @@ def parse_linked_arrays(path: PathLike, raw: bytes
 
 
 def parse_linked_table(path: PathLike, raw: bytes) -> pd.DataFrame:
-    """Parse the bytes of a linked table (plain or gzip CSV) into a frame.
-
-    Raises
-    ------
-    InputFileError
-        Empty, undecodable or non-numeric content, a column name or sample id
-        that occurs twice; the message names the file.
-    """
+    """Parse the bytes of a linked table (plain or gzip CSV) into a frame, with
+    pandas; refuses what :func:`parse_linked_arrays` refuses."""
     path = Path(path)
     frame = _frame_with_pandas(path, _decompressed(path, raw))
     _check_samples(path, frame.index)

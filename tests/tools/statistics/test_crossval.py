@@ -10,7 +10,7 @@ from tools.statistics.crossval import (PENALTY_GRID, GridCV, binary_metrics, cho
                                        cross_validate_fits, cross_validate_lasso_grid,
                                        cv_prediction_metrics, is_binary, make_folds,
                                        prediction_metrics)
-from tools.statistics.lasso import Lasso
+from tools.statistics.lasso import Lasso, lasso_grid_path
 from tools.statistics.models import EstimatorModel
 
 
@@ -116,6 +116,28 @@ def test_grid_cv_equals_the_generic_loop_at_each_penalty():
         assert loop.hits[j] == grid.hits[i]
     assert loop.choose() == choose_penalty(penalties, [grid.selection[i]["precision"]
                                                        for i in (2, 5)], [True, True])
+
+
+def test_folds_supports_per_penalty_seed_the_final_fit():
+    # supports[i] is the union over folds of the genes non-zero at penalty i;
+    # the final fit at a penalty starts from the supports at it and larger ones,
+    # and gets the same solution as a fit without that seed
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 60))
+    y = X[:, 0] - X[:, 3] + 0.5 * rng.normal(size=50)
+    names = [f"G{i}" for i in range(60)]
+    grid = cross_validate_lasso_grid(X, y, None, names, ["G0"])
+    assert len(grid.supports) == len(PENALTY_GRID)
+    assert np.array_equal(grid.support, np.unique(np.concatenate(grid.supports)))
+    chosen = 4                                        # alpha = 0.01
+    seed = grid.support_down_to(chosen)
+    expected = np.unique(np.concatenate(grid.supports[chosen:]))  # the grid increases
+    assert np.array_equal(seed, expected) and seed.size < grid.support.size
+    XT = np.ascontiguousarray((X - X.mean(0)).T / X.std(0)[:, None])
+    yc = y - y.mean()
+    seeded = lasso_grid_path(XT, yc, [PENALTY_GRID[chosen]], candidates=seed)
+    plain = lasso_grid_path(XT, yc, [PENALTY_GRID[chosen]])
+    assert np.allclose(seeded.coefs, plain.coefs, atol=1e-10)
 
 
 def test_a_single_penalty_is_chosen_without_a_fallback():
