@@ -37,6 +37,34 @@ SMALLEST_32 = 2.0 ** -149          # smallest subnormal float32
 SAFETY = 2.0
 
 
+def float32_product_bound(n: int, row_norm: float, vector_norm: float,
+                          vector_max: float) -> float:
+    """Bound on the error of ``x^T v`` computed in float32 from float64 operands.
+
+    Both operands are rounded to float32 and the ``n``-term sum is accumulated
+    in float32 (any order, fused or not): the result is within
+    ``2 (n + 3) u ||x|| ||v||`` of the exact product (``u = 2^-24``; factor 2
+    to spare), plus ``n 2^-149 (||x|| + max |v| + 2)`` for values in the
+    subnormal range.
+
+    Parameters
+    ----------
+    n : int
+        Length of the vectors.
+    row_norm : float
+        Upper bound on ``||x||``.
+    vector_norm, vector_max : float
+        ``||v||`` and ``max |v|``.
+
+    Examples
+    --------
+    >>> float32_product_bound(100, 10.0, 1.0, 1.0) < 1e-3
+    True
+    """
+    return SAFETY * ((n + 3) * UNIT_ROUNDOFF_32 * row_norm * vector_norm
+                     + n * SMALLEST_32 * (row_norm + vector_max + 2.0))
+
+
 def largest_first(values: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
     """The ``count`` candidates of largest value, largest first (ties: smaller index).
 
@@ -108,9 +136,7 @@ class CorrelationScreen:
                 count = max(count, min(max_count, int(np.count_nonzero(values > more_above))))
             genes = largest_first(values, np.flatnonzero(values > floor), count)
             return genes, values[genes], float(values[genes[0]]) if genes.size else floor
-        n = self.n
-        bound = SAFETY * ((n + 3) * UNIT_ROUNDOFF_32 * self.row_norm * r_norm
-                          + n * SMALLEST_32 * (self.row_norm + r_max + 2.0))
+        bound = float32_product_bound(self.n, self.row_norm, r_norm, r_max)
         approx = np.abs(self.XT32 @ residual.astype(np.float32)).astype(np.float64)
         approx[exclude] = -np.inf                  # never a candidate, whatever the floor
         if max_count > count:

@@ -46,8 +46,8 @@ from scipy.linalg import cholesky
 from scipy.linalg.lapack import dtrtri
 from threadpoolctl import ThreadpoolController
 
-from tools.statistics.design import Design, as_design
-from tools.statistics.kkt_screen import CorrelationScreen
+from tools.statistics.design import FLOAT32_LIMIT, Design, as_design
+from tools.statistics.kkt_screen import CorrelationScreen, float32_product_bound
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +60,8 @@ REFRESH_EVERY = 64        # events between refreshes of the inverse away from gr
 PENDING = 16              # rank-one updates of the inverse Gram matrix kept aside
 NEAR_BOUNDARY = 64        # outside genes added pre-emptively after a passed check
 NEAR_FRACTION = 0.5       # ... among those with |x^T r| above this fraction of the level
-_SIDES = np.array([[1.0], [-1.0]])
+FLOAT32_EVENTS_BYTES = 3 << 19   # float64 working sets from 1.5 MiB step with float32 products
+FLOAT64_SLACK = 2.0 ** -50   # rounding of the float64 updates of the correlations, per unit
 
 
 @dataclass
@@ -257,9 +258,9 @@ class _Homotopy:
     (slots aligned with the active set's members).
     """
 
-    def __init__(self, XW: np.ndarray, y: np.ndarray, state: "_State",
-                 position: np.ndarray) -> None:
-        self.XW = XW
+    def __init__(self, working: "_WorkingSet", y: np.ndarray, state: "_State") -> None:
+        self.XW, self.XW32, self.row_norm = working.rows, working.rows32, working.row_norm
+        XW, position = self.XW, working.position
         self.y = y
         self.set = _ActiveSet(XW, y, [int(position[g]) for g in state.active])
         k = len(self.set)
@@ -288,10 +289,11 @@ class _Homotopy:
         """Coefficients of the active genes (a view)."""
         return self._coef[:len(self.set)]
 
-    def extend(self, XW: np.ndarray) -> None:
+    def extend(self, working: "_WorkingSet") -> None:
         """Use an enlarged working set (new rows appended at the end)."""
         old = self.XW.shape[0]
-        self.XW = XW
+        self.XW, self.XW32, self.row_norm = working.rows, working.rows32, working.row_norm
+        XW = self.XW
         self.set.XW = XW
         extra = XW.shape[0] - old
         if extra > 0:
@@ -348,14 +350,24 @@ class _Homotopy:
         valid for an enlarged working set. The loop works on the active set's
         buffers directly and on preallocated scratch arrays (it runs thousands
         of times per path, each step a few small products).
+
+        On a large working set the product ``X_W u`` of each event is done in
+        float32 (:meth:`_along`), which halves the bytes read per event, and
+        the correlations are then known within ``drift``: the array of steps
+        holds rigorous lower bounds, and :meth:`_entering` recomputes in
+        float64 every gene that can enter first, so the event taken is the
+        exact one.
         """
         m = self.XW.shape[0]
+        single = self.XW32 is not None and self.XW.nbytes >= FLOAT32_EVENTS_BYTES
         self.knots = []
         residual = self.residual()
         members, rows = self.set.members, self.set._rows
         # candidate steps: row 0 is c_j reaching +level, row 1 c_j reaching -level
         steps, denominator = np.empty((2, m)), np.empty((2, m))
         blocked = np.empty((2, m), dtype=bool)
+        along = np.zeros(m)
+        drift = 0.0     # bound on |corr - X_W r| (0: exact up to float64 rounding)
         with np.errstate(divide="ignore", invalid="ignore"):
             for _ in range(max_steps):
                 level = self.level
@@ -364,18 +376,18 @@ class _Homotopy:
                 self.steps += 1
                 k = len(members)
                 corr = self.corr
-                np.subtract(level, corr, out=steps[0])
-                np.add(level, corr, out=steps[1])
+                np.subtract(level - drift, corr, out=steps[0])
+                np.add(level - drift, corr, out=steps[1])
                 np.maximum(steps, 0.0, out=steps)
+                error, u = 0.0, None
                 if k:
                     signs, coef = self._signs[:k], self._coef[:k]
                     direction = self.set.solve(signs)
                     u = direction @ rows[:k]
-                    along = self.XW @ u
-                    np.subtract(1.0, along, out=denominator[0])
-                    np.add(1.0, along, out=denominator[1])
+                    error = self._along(u, along, single)
+                    np.subtract(1.0 + error, along, out=denominator[0])
+                    np.add(1.0 + error, along, out=denominator[1])
                 else:
-                    along = None
                     denominator.fill(1.0)
                 np.less_equal(denominator, 1e-12, out=blocked)
                 blocked |= self.excluded
@@ -383,9 +395,7 @@ class _Homotopy:
                 np.putmask(steps, blocked, np.inf)   # (faster than copyto with where=)
                 if self.just_dropped >= 0:
                     steps[:, self.just_dropped] = np.inf
-                side, enter = divmod(int(steps.argmin()), m)
                 step_stop = level - target
-                step = min(float(steps[side, enter]), step_stop)
                 step_out, leave = np.inf, -1
                 if k:
                     # A coefficient leaves when it moves towards zero (direction
@@ -399,10 +409,19 @@ class _Homotopy:
                         ratio[k - 1] = np.inf
                     leave = int(ratio.argmin())
                     step_out = float(ratio[leave])
-                    step = min(step, step_out)
+                if drift or error:
+                    side, enter, step_in = self._entering(steps, residual, u, level,
+                                                          min(step_stop, step_out))
+                else:   # the steps are exact
+                    side, enter = divmod(int(steps.argmin()), m)
+                    step_in = float(steps[side, enter])
+                step = min(step_in, step_stop, step_out)
+                if k:
                     coef += step * direction
                     residual -= step * u
                     corr -= step * along
+                    if error:
+                        drift += step * error + FLOAT64_SLACK * level
                 self.level = level - step
                 self.just_dropped, self.just_added = -1, -1
                 if step == step_stop:
@@ -417,6 +436,66 @@ class _Homotopy:
         # between grid penalties the updated inverse is refreshed now and then
         self.exact_coef(refresh=self.level <= target or self.set.updates >= REFRESH_EVERY)
         self.refresh_correlations()
+
+    def _along(self, u: np.ndarray, out: np.ndarray, single: bool) -> float:
+        """``X_W u`` into ``out``; returns a bound on its error (0: float64 product).
+
+        In float32 when ``single`` and the products stay far inside float32's
+        range (:func:`~tools.statistics.kkt_screen.float32_product_bound`,
+        plus the float64 rounding of the correlations' update per unit step).
+        """
+        if single:
+            u_norm = float(np.sqrt(u @ u))
+            scale = self.row_norm * u_norm
+            # operands and products far inside float32's range (False for NaN)
+            if self.row_norm < FLOAT32_LIMIT and u_norm < FLOAT32_LIMIT and scale < FLOAT32_LIMIT:
+                np.copyto(out, self.XW32 @ u.astype(np.float32))
+                # max |u_i| <= ||u||
+                return (float32_product_bound(u.size, self.row_norm, u_norm, u_norm)
+                        + FLOAT64_SLACK * scale)
+        np.dot(self.XW, u, out=out)
+        return 0.0
+
+    def _entering(self, lower: np.ndarray, residual: np.ndarray, u: Optional[np.ndarray],
+                  level: float, cap: float) -> Tuple[int, int, float]:
+        """The exact first entering event from lower bounds of every gene's step.
+
+        ``lower`` (2 x m, as the steps of :meth:`descend`) bounds each gene's
+        exact step from below. The gene of the smallest bound is evaluated in
+        float64; every gene whose bound is not above that step (or ``cap``,
+        the step at which something else happens first) may enter first and
+        is evaluated too. Ties go to the first in ``lower``'s order, as
+        ``argmin`` over exact steps would.
+
+        Returns
+        -------
+        side, position, step : int, int, float
+            ``step`` is ``inf`` when no gene enters before ``cap``.
+        """
+        m = lower.shape[1]
+        first = int(lower.argmin())
+        if not lower.flat[first] <= cap:
+            return 0, 0, np.inf
+        side, position = divmod(first, m)
+        row = self.XW[position]
+        sign = 1.0 if side == 0 else -1.0
+        denominator = 1.0 - sign * float(row @ u) if u is not None else 1.0
+        best = (max(level - sign * float(row @ residual), 0.0) / denominator
+                if denominator > 1e-12 else np.inf)
+        candidates = lower <= min(best, cap)
+        if np.count_nonzero(candidates) == 1:   # the first gene alone
+            return (side, position, best) if best <= cap else (0, 0, np.inf)
+        flat = np.flatnonzero(candidates)
+        sides, positions = np.divmod(flat, m)
+        signs = 1.0 - 2.0 * sides
+        rows = self.XW[positions]
+        denominators = 1.0 - signs * (rows @ u) if u is not None else np.ones(flat.size)
+        steps = np.full(flat.size, np.inf)
+        valid = denominators > 1e-12
+        steps[valid] = (np.maximum(level - signs[valid] * (rows[valid] @ residual), 0.0)
+                        / denominators[valid])
+        chosen = int(steps.argmin())
+        return int(sides[chosen]), int(positions[chosen]), float(steps[chosen])
 
     def _drop(self, slot: int) -> None:
         gene = self.set.members[slot]
@@ -444,22 +523,30 @@ class _WorkingSet:
     """Gene ids of the working set in insertion order, with their exact rows.
 
     The rows live in a buffer that grows by doubling, so adding genes copies
-    only the new rows.
+    only the new rows; a float32 copy of them and the largest row norm are
+    kept alongside (for :meth:`_Homotopy._along`).
     """
 
     def __init__(self, design: Design, genes: np.ndarray, screen: CorrelationScreen) -> None:
         self.design = design
         self.screen = screen
-        self.genes = np.asarray(genes, dtype=int)
+        self.genes = np.zeros(0, dtype=int)
         self.position = np.full(design.shape[0], -1, dtype=int)
-        self.position[self.genes] = np.arange(self.genes.size)
-        self._buffer = np.empty((max(2 * self.genes.size, 64), design.shape[1]))
-        self._buffer[:self.genes.size] = design.rows(self.genes)
+        size = max(2 * len(genes), 64)
+        self._buffer = np.empty((size, design.shape[1]))
+        self._buffer32 = np.empty((size, design.shape[1]), dtype=np.float32)
+        self.row_norm = 0.0
+        self.add(genes)
 
     @property
     def rows(self) -> np.ndarray:
         """``(size, n)`` exact rows of the working set (a view)."""
         return self._buffer[:self.genes.size]
+
+    @property
+    def rows32(self) -> np.ndarray:
+        """``(size, n)`` float32 copy of :attr:`rows` (a view)."""
+        return self._buffer32[:self.genes.size]
 
     def add(self, genes: np.ndarray) -> None:
         """Append genes not yet in the set."""
@@ -469,12 +556,18 @@ class _WorkingSet:
         new = genes[self.position[genes] < 0]
         if new.size:
             size = self.genes.size
-            if size + new.size > self._buffer.shape[0]:
-                grown = np.empty((2 * (size + new.size), self._buffer.shape[1]))
-                grown[:size] = self.rows
-                self._buffer = grown
-            self._buffer[size:size + new.size] = self.design.rows(new)
-            self.position[new] = np.arange(size, size + new.size)
+            stop = size + new.size
+            if stop > self._buffer.shape[0]:
+                shape = (2 * stop, self._buffer.shape[1])
+                grown, grown32 = np.empty(shape), np.empty(shape, dtype=np.float32)
+                grown[:size], grown32[:size] = self.rows, self.rows32
+                self._buffer, self._buffer32 = grown, grown32
+            rows = self._buffer[size:stop]
+            rows[:] = self.design.rows(new)
+            self._buffer32[size:stop] = rows
+            norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+            self.row_norm = float(np.max([self.row_norm, 1.001 * np.max(norms)]))  # NaN stays
+            self.position[new] = np.arange(size, stop)
             self.genes = np.concatenate([self.genes, new])
 
 
@@ -619,7 +712,7 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
     """
     steps, worst = 0, 0.0
     if path is None:
-        path = _Homotopy(working.rows, y, state, working.position)
+        path = _Homotopy(working, y, state)
     for _ in range(MAX_CHECKS):
         path.descend(target, stride, working.genes)
         steps += path.steps
@@ -629,7 +722,7 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
             added = np.union1d(violators, near)
             resume = _resume_point(working, path.knots, added, state, kkt_tol)
             working.add(added)
-            path = _Homotopy(working.rows, y, resume, working.position)
+            path = _Homotopy(working, y, resume)
             stride = max(MIN_STRIDE, stride // 2)
             continue
         if worst > kkt_tol:
@@ -640,7 +733,7 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
             break
         if near.size:
             working.add(near)
-            path.extend(working.rows)
+            path.extend(working)
         stride = min(MAX_STRIDE, stride * 2)
     else:
         raise RuntimeError(f"Lasso path stopped at alpha={state.level / y.size:.3g} before "

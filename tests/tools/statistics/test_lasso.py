@@ -135,3 +135,57 @@ def test_float32_screen_gives_the_float64_ranking(seed):
         np.testing.assert_array_equal(genes, expected)
         np.testing.assert_allclose(values, exact[expected], rtol=1e-14, atol=0)
         np.testing.assert_allclose(top, exact.max() if expected.size else floor, rtol=1e-14)
+
+
+@pytest.mark.parametrize("seed, twins, scale", [(0, False, 1.0), (1, True, 1.0),
+                                                (2, False, 1e25), (3, False, 1e31)])
+def test_float32_events_take_the_exact_path(monkeypatch, seed, twins, scale):
+    # On large working sets each event's product X_W u is done in float32 and
+    # the steps become lower bounds; every gene that may enter first is
+    # re-evaluated in float64, so the path (events, supports, coefficients)
+    # is the float64 one. Forced here on small problems (threshold 0). Twins
+    # of genes (also negated) give tied steps and blocked denominators (the
+    # float64 path may then spend one event more or less on a twin that
+    # cannot enter). Genes scaled by 1e25 (rows near the top of float32's
+    # range, the direction u near its bottom) still step in float32; by 1e31
+    # they are past the guard and every product is float64.
+    from tools.statistics import lasso
+
+    X, y = _problem(seed, 50, 400, structured=True)
+    if twins:
+        X = np.column_stack([X, X[:, :5], -X[:, 5:8]])
+    XT = np.ascontiguousarray(X.T) * scale      # same solutions with alpha * scale^2
+    y = y * scale
+    grid = GRID * scale ** 2
+    knots = {"exact": [], "single": []}
+    descend = lasso._Homotopy.descend
+
+    def recording(mode):
+        def wrapped(self, *args):
+            descend(self, *args)
+            knots[mode].extend(point[2] for point, _ in self.knots)   # levels of the events
+        return wrapped
+
+    monkeypatch.setattr(lasso, "FLOAT32_EVENTS_BYTES", 1 << 60)
+    monkeypatch.setattr(lasso._Homotopy, "descend", recording("exact"))
+    exact = lasso.lasso_grid_path(XT, y, grid, initial_size=20)
+    errors = []
+    original = lasso._Homotopy._along
+    monkeypatch.setattr(lasso._Homotopy, "_along",
+                        lambda self, *args: errors.append(original(self, *args)) or errors[-1])
+    monkeypatch.setattr(lasso._Homotopy, "descend", recording("single"))
+    monkeypatch.setattr(lasso, "FLOAT32_EVENTS_BYTES", 0)
+    single = lasso.lasso_grid_path(XT, y, grid, initial_size=20)
+    float32_used = sum(error > 0 for error in errors)
+    assert float32_used == (0 if scale > 1e30 else len(errors)) and errors
+    if not twins:
+        # the same events at the same levels: the two differ by 6e-12 and 5e-11
+        # (float64 round-off near interpolation); taking the float32 lower
+        # bounds as the steps instead differs by 2e-3 and 1e-2
+        assert single.n_steps == exact.n_steps
+        np.testing.assert_allclose(knots["single"], knots["exact"], rtol=1e-8)
+    for i in range(grid.size):
+        assert set(single.support(i)) == set(exact.support(i))
+        np.testing.assert_allclose(single.coefs[i], exact.coefs[i], rtol=1e-9,
+                                   atol=1e-12 * np.abs(exact.coefs[i]).max(initial=0.0))
+        assert single.kkt_violation[i] <= 1e-6
