@@ -87,10 +87,18 @@ class LinkedTable:
     def select(self, names: Sequence[str], rows: Optional[np.ndarray] = None) -> np.ndarray:
         """Several columns as a ``(samples, len(names))`` matrix (a copy), of the
         samples ``rows`` only when given."""
-        positions = np.fromiter((self._positions[name] for name in names), dtype=np.intp,
+        positions = np.fromiter(map(self._positions.__getitem__, names), dtype=np.intp,
                                 count=len(names))
-        if rows is None or (len(rows) == self.values.shape[0]
-                            and np.array_equal(rows, np.arange(len(rows)))):
+        every_row = rows is None or (len(rows) == self.values.shape[0]
+                                     and np.array_equal(rows, np.arange(len(rows))))
+        if positions.size > 1 and np.all(np.diff(positions) == 1):
+            # consecutive columns (the genes of a table): copies of row segments,
+            # 3-5x faster than a gather of single values
+            columns = slice(int(positions[0]), int(positions[-1]) + 1)
+            if every_row:
+                return self.values[:, columns].copy()
+            return self.values[np.asarray(rows, dtype=np.intp), columns]
+        if every_row:
             return self.values.take(positions, axis=1)
         return self.values[np.ix_(np.asarray(rows, dtype=np.intp), positions)]
 
@@ -115,7 +123,8 @@ def _read(path: Path) -> Tuple[bytes, str]:
 
 def _header(raw: bytes) -> list:
     """The fields of the first CSV row, as written (pandas renames repeats ``X.1``)."""
-    first = raw.split(b"\n", 1)[0].decode("utf-8", errors="replace").rstrip("\r")
+    end = raw.find(b"\n")
+    first = (raw if end < 0 else raw[:end]).decode("utf-8", errors="replace").rstrip("\r")
     return next(csv.reader([first]), [])
 
 
@@ -202,7 +211,7 @@ def _decompressed(path: Path, raw: bytes) -> bytes:
             raw = gzip.decompress(raw)
         except (EOFError, OSError, zlib.error) as exc:
             raise InputFileError(path, f"corrupt or truncated gzip data ({exc})") from exc
-    if not raw.strip():
+    if not raw or raw.isspace():    # (without copying the table, as strip() would)
         raise InputFileError(path, "empty linked table")
     repeat = _first_repeat(_header(raw)[1:])
     if repeat is not None:

@@ -129,3 +129,22 @@ def test_cache_reads_plain_tables_with_numpy_and_the_rest_with_pandas(tmp_path, 
     assert calls == []
     assert np.isnan(CohortCache().load(gaps).column("G1")[0])
     assert calls == [gaps.resolve()]
+
+
+@pytest.mark.parametrize("names", [["G1", "G2", "G3"], ["G3", "G1"], ["T", "G2", "G3"],
+                                   ["G2"], ["G3", "G2"], ["G1", "G1"]])
+@pytest.mark.parametrize("rows", [None, [0, 1, 2], [2, 0], [1]])
+def test_select_is_the_frame_selection(tmp_path, names, rows):
+    # consecutive columns are copied as row segments, other selections gathered
+    # value by value: both give the pandas selection, as a new array
+    path = tmp_path / "GSE5.csv"
+    path.write_text("sample,T,G1,G2,G3\nS1,1,0.5,2.0,-1\nS2,0,1.5,3.0,7\nS3,1,2.5,4.0,8\n")
+    table = CohortCache().load(path)
+    frame = pd.read_csv(path, index_col=0)
+    expected = frame[names].to_numpy() if rows is None else frame[names].to_numpy()[rows]
+    chosen = table.select(names, None if rows is None else np.array(rows))
+    np.testing.assert_array_equal(chosen, expected)
+    chosen[:] = -99.0
+    assert not (table.values == -99.0).any()
+    with pytest.raises(KeyError):
+        table.select(["G1", "G9"])
