@@ -56,6 +56,7 @@ COLLINEAR_TOL = 1e-10     # relative pivot below which an entering gene is colli
 MAX_CHECKS = 10_000       # safety cap on checks per grid penalty
 CHECK_STRIDE = 16         # homotopy events between full KKT checks (adaptive)
 MIN_STRIDE, MAX_STRIDE = 4, 128
+PRUNE_ABOVE = 2           # at a grid penalty, a working set above PRUNE_ABOVE n genes is pruned
 REFRESH_EVERY = 64        # events between refreshes of the inverse away from grid penalties
 PENDING = 16              # rank-one updates of the inverse Gram matrix kept aside
 NEAR_BOUNDARY = 64        # outside genes added pre-emptively after a passed check
@@ -497,6 +498,21 @@ class _Homotopy:
         chosen = int(steps.argmin())
         return int(sides[chosen]), int(positions[chosen]), float(steps[chosen])
 
+    def compact(self, working: "_WorkingSet", keep: np.ndarray) -> None:
+        """Follow a working set cut to the positions ``keep`` (increasing; the
+        active genes among them), without rebuilding the active set."""
+        moved = np.full(self.XW.shape[0], -1, dtype=int)
+        moved[keep] = np.arange(keep.size)
+        self.XW, self.XW32 = working.rows, working.rows32
+        self.set.XW = self.XW
+        self.set.members[:] = [int(moved[member]) for member in self.set.members]
+        self.corr = self.corr[keep]
+        self.is_active, self.blocked = self.is_active[keep], self.blocked[keep]
+        self.excluded = self.is_active | self.blocked
+        self.just_dropped = int(moved[self.just_dropped]) if self.just_dropped >= 0 else -1
+        self.just_added = int(moved[self.just_added]) if self.just_added >= 0 else -1
+        self.knots = []
+
     def _drop(self, slot: int) -> None:
         gene = self.set.members[slot]
         last = self.set.drop(slot)
@@ -542,6 +558,17 @@ class _WorkingSet:
     def rows(self) -> np.ndarray:
         """``(size, n)`` exact rows of the working set (a view)."""
         return self._buffer[:self.genes.size]
+
+    def keep(self, positions: np.ndarray) -> None:
+        """Keep only the genes at ``positions`` (increasing), in that order."""
+        size = positions.size
+        dropped = np.ones(self.genes.size, dtype=bool)
+        dropped[positions] = False
+        self.position[self.genes[dropped]] = -1
+        self.genes = self.genes[positions]
+        self.position[self.genes] = np.arange(size)
+        self._buffer[:size] = self._buffer[positions]
+        self._buffer32[:size] = self._buffer32[positions]
 
     @property
     def rows32(self) -> np.ndarray:
@@ -730,6 +757,7 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
                            path.level / y.size, worst, kkt_tol)
         state = path.snapshot(working.genes)
         if path.level <= target:
+            _prune(working, path, y.size)
             break
         if near.size:
             working.add(near)
@@ -739,6 +767,22 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
         raise RuntimeError(f"Lasso path stopped at alpha={state.level / y.size:.3g} before "
                            f"reaching alpha={target / y.size:.3g} ({MAX_CHECKS} checks)")
     return state, steps, max(worst, 0.0), stride, path
+
+
+def _prune(working: _WorkingSet, path: _Homotopy, n: int) -> None:
+    """Cut a large working set to the active genes and the ``n`` others nearest
+    to the boundary (speed only: genes left out return when a check finds them)."""
+    m = working.genes.size
+    if m <= PRUNE_ABOVE * n:
+        return
+    closeness = np.abs(path.corr)
+    closeness[path.excluded] = np.inf
+    if path.just_dropped >= 0:
+        closeness[path.just_dropped] = np.inf
+    count = min(m, int(np.count_nonzero(path.excluded)) + n + 1)
+    keep = np.sort(np.argpartition(-closeness, count - 1)[:count])
+    working.keep(keep)
+    path.compact(working, keep)
 
 
 def centre_columns(XT: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float]:

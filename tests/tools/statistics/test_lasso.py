@@ -189,3 +189,30 @@ def test_float32_events_take_the_exact_path(monkeypatch, seed, twins, scale):
         np.testing.assert_allclose(single.coefs[i], exact.coefs[i], rtol=1e-9,
                                    atol=1e-12 * np.abs(exact.coefs[i]).max(initial=0.0))
         assert single.kkt_violation[i] <= 1e-6
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pruning_the_working_set_keeps_the_solutions(monkeypatch, seed):
+    # At a grid penalty a working set above 2 n genes is cut to the active
+    # genes and the n others nearest to the boundary, without rebuilding the
+    # active set; genes cut away come back when a check finds them (speed only).
+    from tools.statistics import lasso
+
+    X, y = _problem(seed, 40, 1500, structured=seed != 1)
+    XT = np.ascontiguousarray(X.T)
+    monkeypatch.setattr(lasso, "PRUNE_ABOVE", 10 ** 9)
+    unpruned = lasso.lasso_grid_path(XT, y, GRID)
+    kept = []
+    original = lasso._WorkingSet.keep
+    monkeypatch.setattr(lasso._WorkingSet, "keep",
+                        lambda self, positions: kept.append(positions.size)
+                        or original(self, positions))
+    monkeypatch.setattr(lasso, "PRUNE_ABOVE", 2)
+    pruned = lasso.lasso_grid_path(XT, y, GRID)
+    assert kept and pruned.working_set_size < unpruned.working_set_size
+    for i, alpha in enumerate(GRID):
+        assert set(pruned.support(i)) == set(unpruned.support(i))
+        np.testing.assert_allclose(pruned.coefs[i], unpruned.coefs[i], rtol=1e-9,
+                                   atol=1e-12 * np.abs(unpruned.coefs[i]).max(initial=0.0))
+        assert pruned.kkt_violation[i] <= 1e-6
+        assert _kkt_violation(X, y, pruned.coefs[i], alpha) < 1e-5
