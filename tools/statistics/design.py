@@ -12,14 +12,16 @@ per check, the product ``X^T r`` over all genes, screened on a float32 copy
   statistics of some samples (a cross-validation fold, or all samples). It is
   built by :func:`standardized_design` in one pass over blocks of genes that
   stay in the CPU cache: per block, the training samples are gathered,
-  centred and measured (mean and population standard deviation, the same
-  arithmetic as :func:`tools.statistics.standardize.standardize_transposed`,
-  so the same bits), scaled and cast to float32. The scale is the deviation;
-  the few genes :func:`~tools.statistics.standardize.safe_scale` (which sees
-  every gene's deviation) scales otherwise are redone at the end. The
-  float64 standardized matrix is never written: an exact row is standardized
-  when it is asked for, with the stored mean and scale (bit for bit the row
-  the whole-matrix standardization gives).
+  centred and measured (mean and population standard deviation, the
+  arithmetic of :func:`tools.statistics.standardize.standardize_transposed`;
+  NumPy's vectorized sums group terms by memory alignment, so a mean may
+  differ from the whole matrix's in the last bit), scaled and cast to
+  float32. The scale is the deviation; the few genes
+  :func:`~tools.statistics.standardize.safe_scale` (which sees every gene's
+  deviation) scales otherwise are redone at the end. The float64
+  standardized matrix is never written: an exact row is standardized when
+  it is asked for, always from the stored mean and scale, so every row the
+  path reads is consistent with every other.
 
 A fold thus costs one blocked pass over its genes instead of writing and
 re-reading a 20 MB float64 copy several times (gather, centre, measure,

@@ -278,7 +278,8 @@ class _Homotopy:
         self.just_added = -1
         self.exact_coef(refresh=False)   # the active set has just inverted its Gram matrix
         self.refresh_correlations()
-        self.knots: List[Tuple[tuple, np.ndarray]] = []
+        self.knots: List[tuple] = []
+        self._knot_origin: tuple = ([], np.zeros(0))
 
     @property
     def signs(self) -> np.ndarray:
@@ -305,6 +306,25 @@ class _Homotopy:
 
     def _point(self) -> tuple:
         return (list(self.set.members), self.signs.copy(), self.level, self.just_dropped)
+
+    def knot_point(self, index: int) -> tuple:
+        """The point of ``knots[index]``: the events since the descent's start replayed
+        on its members and signs (a knot records its event, not a copy of the set)."""
+        members, signs = self._knot_origin
+        members, signs = list(members), list(signs)
+        for _, _, _, event in self.knots[:index + 1]:
+            if event is None:          # an entering gene found collinear: blocked
+                continue
+            if event[0] == "add":
+                members.append(event[1])
+                signs.append(event[2])
+            else:                      # a drop: the last member moves to the slot
+                slot = event[1]
+                members[slot], signs[slot] = members[-1], signs[-1]
+                members.pop()
+                signs.pop()
+        level, dropped = self.knots[index][:2]
+        return members, np.array(signs), level, dropped
 
     @staticmethod
     def state_of(point: tuple, genes: np.ndarray) -> "_State":
@@ -362,10 +382,12 @@ class _Homotopy:
         m = self.XW.shape[0]
         single = self.XW32 is not None and self.XW.nbytes >= FLOAT32_EVENTS_BYTES
         self.knots = []
+        self._knot_origin = (list(self.set.members), self.signs.copy())
         residual = self.residual()
         members, rows = self.set.members, self.set._rows
         # candidate steps: row 0 is c_j reaching +level, row 1 c_j reaching -level
         steps, denominator = np.empty((2, m)), np.empty((2, m))
+        (steps_up, steps_down), (denominator_up, denominator_down) = steps, denominator
         blocked = np.empty((2, m), dtype=bool)
         along = np.zeros(m)
         drift = 0.0     # bound on |corr - X_W r| (0: exact up to float64 rounding)
@@ -377,8 +399,8 @@ class _Homotopy:
                 self.steps += 1
                 k = len(members)
                 corr = self.corr
-                np.subtract(level - drift, corr, out=steps[0])
-                np.add(level - drift, corr, out=steps[1])
+                np.subtract(level - drift, corr, out=steps_up)
+                np.add(level - drift, corr, out=steps_down)
                 np.maximum(steps, 0.0, out=steps)
                 error, u = 0.0, None
                 if k:
@@ -386,8 +408,8 @@ class _Homotopy:
                     direction = self.set.solve(signs)
                     u = direction @ rows[:k]
                     error = self._along(u, along, single)
-                    np.subtract(1.0 + error, along, out=denominator[0])
-                    np.add(1.0 + error, along, out=denominator[1])
+                    np.subtract(1.0 + error, along, out=denominator_up)
+                    np.add(1.0 + error, along, out=denominator_down)
                 else:
                     denominator.fill(1.0)
                 np.less_equal(denominator, 1e-12, out=blocked)
@@ -400,12 +422,14 @@ class _Homotopy:
                 step_out, leave = np.inf, -1
                 if k:
                     # A coefficient leaves when it moves towards zero (direction
-                    # against its sign) and reaches it; round-off of the wrong
-                    # sign counts as zero, so the sign of ``direction`` decides.
-                    toward = direction * signs
-                    ratio = np.maximum(coef * signs, 0.0)
-                    np.divide(ratio, -toward, out=ratio)
-                    np.putmask(ratio, toward >= 0, np.inf)
+                    # against its sign) and reaches it, after -coef / direction
+                    # (the same bits as (coef s) / (-direction s), s = +-1);
+                    # round-off of the wrong sign counts as zero, so the sign
+                    # of ``direction`` decides.
+                    ratio = np.divide(coef, direction)
+                    np.negative(ratio, out=ratio)
+                    np.maximum(ratio, 0.0, out=ratio)
+                    np.putmask(ratio, direction * signs >= 0, np.inf)
                     if self.just_added >= 0:   # added by the last event: the last slot
                         ratio[k - 1] = np.inf
                     leave = int(ratio.argmin())
@@ -430,9 +454,11 @@ class _Homotopy:
                     break
                 if step == step_out:
                     self._drop(leave)
+                    event: Optional[tuple] = ("drop", leave)
                 else:
-                    self._add(enter, 1.0 if side == 0 else -1.0)
-                self.knots.append((self._point(), residual.copy()))
+                    sign = 1.0 if side == 0 else -1.0
+                    event = ("add", enter, sign) if self._add(enter, sign) else None
+                self.knots.append((self.level, self.just_dropped, residual.copy(), event))
         # a grid penalty's coefficients come from a freshly inverted Gram matrix;
         # between grid penalties the updated inverse is refreshed now and then
         self.exact_coef(refresh=self.level <= target or self.set.updates >= REFRESH_EVERY)
@@ -523,16 +549,18 @@ class _Homotopy:
         self.excluded = self.is_active.copy()
         self.just_dropped = gene
 
-    def _add(self, position: int, sign: float) -> None:
+    def _add(self, position: int, sign: float) -> bool:
+        """Add a gene to the active set (False: collinear with it, blocked instead)."""
         k = len(self.set)
+        self.excluded[position] = True
         if self.set.try_add(position):
             self.just_added = position
             self.is_active[position] = True
             self._signs[k] = sign
             self._coef[k] = 0.0
-        else:
-            self.blocked[position] = True
-        self.excluded[position] = True
+            return True
+        self.blocked[position] = True
+        return False
 
 
 class _WorkingSet:
@@ -707,18 +735,18 @@ def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
     return worst, violators[:limit], ranked[:NEAR_BOUNDARY]
 
 
-def _resume_point(working: _WorkingSet, knots: List[Tuple[tuple, np.ndarray]],
-                  added: np.ndarray, fallback: _State, kkt_tol: float) -> _State:
-    """Latest recorded knot at which the newly added genes satisfy KKT."""
-    if not knots:
+def _resume_point(working: _WorkingSet, path: _Homotopy, added: np.ndarray,
+                  fallback: _State, kkt_tol: float) -> _State:
+    """Latest knot of the last descent at which the newly added genes satisfy KKT."""
+    if not path.knots:
         return fallback
-    residuals = np.column_stack([r for _, r in knots])
-    levels = np.array([point[2] for point, _ in knots])
+    residuals = np.column_stack([knot[2] for knot in path.knots])
+    levels = np.array([knot[0] for knot in path.knots])
     corr = np.abs(working.design.rows(added) @ residuals) / levels
     valid = np.flatnonzero(np.all(corr <= 1.0 + kkt_tol, axis=0))
     if not valid.size:
         return fallback
-    return _Homotopy.state_of(knots[valid[-1]][0], working.genes)
+    return _Homotopy.state_of(path.knot_point(int(valid[-1])), working.genes)
 
 
 def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, target: float,
@@ -747,7 +775,7 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
         worst, violators, near = _certify(working, path, kkt_tol)
         if violators.size:
             added = np.union1d(violators, near)
-            resume = _resume_point(working, path.knots, added, state, kkt_tol)
+            resume = _resume_point(working, path, added, state, kkt_tol)
             working.add(added)
             path = _Homotopy(working, y, resume)
             stride = max(MIN_STRIDE, stride // 2)

@@ -163,7 +163,7 @@ def test_float32_events_take_the_exact_path(monkeypatch, seed, twins, scale):
     def recording(mode):
         def wrapped(self, *args):
             descend(self, *args)
-            knots[mode].extend(point[2] for point, _ in self.knots)   # levels of the events
+            knots[mode].extend(knot[0] for knot in self.knots)   # levels of the events
         return wrapped
 
     monkeypatch.setattr(lasso, "FLOAT32_EVENTS_BYTES", 1 << 60)
@@ -216,3 +216,37 @@ def test_pruning_the_working_set_keeps_the_solutions(monkeypatch, seed):
                                    atol=1e-12 * np.abs(unpruned.coefs[i]).max(initial=0.0))
         assert pruned.kkt_violation[i] <= 1e-6
         assert _kkt_violation(X, y, pruned.coefs[i], alpha) < 1e-5
+
+
+def test_knots_replay_the_points_of_the_path(monkeypatch):
+    # A knot records its event (gene added, slot dropped, collinear gene
+    # blocked); the point a failed check resumes from is rebuilt by replaying
+    # them: the same members, signs and level as the path had there.
+    from tools.statistics import lasso
+
+    X, y = _problem(8, 40, 300, structured=True)
+    X = np.column_stack([X, X[:, :3]])            # twins: blocked entries
+    seen = []
+    for name in ("_add", "_drop"):
+        original = getattr(lasso._Homotopy, name)
+
+        def recording(self, *args, _original=original):
+            outcome = _original(self, *args)
+            seen.append((list(self.set.members), self.signs.copy(), self.level,
+                         self.just_dropped))
+            return outcome
+        monkeypatch.setattr(lasso._Homotopy, name, recording)
+    descend = lasso._Homotopy.descend
+    checked = []
+
+    def checking(self, *args):
+        seen.clear()
+        descend(self, *args)
+        for index, (members, signs, level, dropped) in enumerate(seen):
+            replayed = self.knot_point(index)
+            assert replayed[0] == members and replayed[2:] == (level, dropped)
+            np.testing.assert_array_equal(replayed[1], signs)
+        checked.append(len(seen))
+    monkeypatch.setattr(lasso._Homotopy, "descend", checking)
+    lasso.lasso_grid_path(np.ascontiguousarray(X.T), y, GRID, initial_size=10)
+    assert sum(checked) > 50
