@@ -20,7 +20,20 @@ from utils.io import (atomic_to_csv, atomic_write, atomic_write_json, atomic_wri
 from utils.paths import ENV_LOCK_DIR
 
 
-def test_plain_and_gzip_read_the_same(tmp_path):
+@pytest.fixture(params=["isal", "zlib"])
+def inflater(request, monkeypatch):
+    """Run a gzip test with ISA-L's inflater and with zlib's (the fallback)."""
+    import zlib
+
+    if request.param == "zlib":
+        monkeypatch.setattr(utils.io, "inflate_module", zlib)
+        monkeypatch.setattr(utils.io, "INFLATE_ERRORS", (zlib.error,))
+    else:
+        pytest.importorskip("isal", reason="isal (requirements.txt) is not installed")
+    return request.param
+
+
+def test_plain_and_gzip_read_the_same(tmp_path, inflater):
     text = "line one\nline two é\n"
     plain = tmp_path / "a.txt"
     plain.write_text(text, encoding="utf-8")
@@ -42,7 +55,7 @@ def test_latin1_fallback_keeps_every_character(tmp_path):
     assert decode_text(b"\xff\xfe") == "\u00ff\u00fe"
 
 
-def test_truncated_gzip_names_the_file(tmp_path):
+def test_truncated_gzip_names_the_file(tmp_path, inflater):
     path = tmp_path / "cut.txt.gz"
     path.write_bytes(gzip.compress(b"x" * 10000)[:-20])
     with pytest.raises(InputFileError, match="cut.txt.gz.*truncated"):
@@ -272,7 +285,7 @@ def test_a_device_is_refused():
         read_text("/dev/zero")  # would stream zeros without end
 
 
-def test_a_gzip_bomb_stops_at_the_decompressed_cap(tmp_path):
+def test_a_gzip_bomb_stops_at_the_decompressed_cap(tmp_path, inflater):
     bomb = tmp_path / "bomb.txt.gz"
     bomb.write_bytes(gzip.compress(b"0\t" * 500_000))  # 1 MB of text in ~1 kB
     with utils.io.open_binary(bomb, max_bytes=100_000) as handle:
@@ -349,7 +362,7 @@ def test_closing_a_block_reader_early_stops_its_thread():
 
 
 @pytest.mark.parametrize("background", [True, False])
-def test_gzip_reader_errors_name_the_file_with_or_without_thread(tmp_path, background):
+def test_gzip_reader_errors_name_the_file_with_or_without_thread(tmp_path, background, inflater):
     packed = gzip.compress(b"row\t1\n" * 20000)
     cut, bad = tmp_path / "cut.txt.gz", tmp_path / "bad.txt.gz"
     cut.write_bytes(packed[:-30])
@@ -363,7 +376,7 @@ def test_gzip_reader_errors_name_the_file_with_or_without_thread(tmp_path, backg
 
 
 @pytest.mark.parametrize("background", [True, False])
-def test_gzip_members_and_zero_padding_read_as_gzip_does(tmp_path, background):
+def test_gzip_members_and_zero_padding_read_as_gzip_does(tmp_path, background, inflater):
     rows = b"".join(b"row%d\t%d\n" % (i, i) for i in range(300_000))  # several blocks
     joined = gzip.compress(rows[:1000]) + gzip.compress(rows[1000:]) + bytes(700)
     path = tmp_path / "joined.txt.gz"
