@@ -132,6 +132,8 @@ class _ActiveSet:
         self._right = np.empty((n + 1, PENDING))   # W
         self._pending = 0
         self.updates = 0                           # events since the last refresh
+        self.border: Tuple[np.ndarray, float] = (np.zeros(0), 1.0)  # of the last add
+        self.removed_column = np.zeros(0)          # of the inverse, at the last drop
         self._rows_y = np.empty(n + 1)
         for j in members:
             k = len(self.members)
@@ -208,6 +210,7 @@ class _ActiveSet:
         if pivot2 <= COLLINEAR_TOL * norm2:
             return False
         scaled = projected / pivot2
+        self.border = (projected, pivot2)
         # the new member's row of U and W is zero: its row and column of the
         # inverse are stored in full
         self._left[k, :self._pending] = 0.0
@@ -237,6 +240,7 @@ class _ActiveSet:
         last = len(self.members) - 1
         size = last + 1
         column = self._column(i)
+        self.removed_column = column
         # block formula: the inverse without member i (its row and column become 0)
         self._rank_one(column, column / -column[i])
         if i != last:
@@ -391,6 +395,7 @@ class _Homotopy:
         blocked = np.empty((2, m), dtype=bool)
         along = np.zeros(m)
         drift = 0.0     # bound on |corr - X_W r| (0: exact up to float64 rounding)
+        direction = None   # G^-1 signs, updated with the active set after each event
         with np.errstate(divide="ignore", invalid="ignore"):
             for _ in range(max_steps):
                 level = self.level
@@ -405,7 +410,8 @@ class _Homotopy:
                 error, u = 0.0, None
                 if k:
                     signs, coef = self._signs[:k], self._coef[:k]
-                    direction = self.set.solve(signs)
+                    if direction is None:
+                        direction = self.set.solve(signs)
                     u = direction @ rows[:k]
                     error = self._along(u, along, single)
                     np.subtract(1.0 + error, along, out=denominator_up)
@@ -455,9 +461,13 @@ class _Homotopy:
                 if step == step_out:
                     self._drop(leave)
                     event: Optional[tuple] = ("drop", leave)
+                    direction = _after_drop(direction, self.set.removed_column, leave)
                 else:
                     sign = 1.0 if side == 0 else -1.0
                     event = ("add", enter, sign) if self._add(enter, sign) else None
+                    if event is not None:
+                        direction = _after_add(direction, signs if k else None,
+                                               *self.set.border, sign)
                 self.knots.append((self.level, self.just_dropped, residual.copy(), event))
         # a grid penalty's coefficients come from a freshly inverted Gram matrix;
         # between grid penalties the updated inverse is refreshed now and then
@@ -561,6 +571,31 @@ class _Homotopy:
             return True
         self.blocked[position] = True
         return False
+
+
+def _after_add(direction: Optional[np.ndarray], signs: Optional[np.ndarray],
+               projected: np.ndarray, pivot2: float, sign: float) -> np.ndarray:
+    """``G^-1 s`` after a gene of sign ``sign`` joined the active set.
+
+    With ``w = G^-1 b`` (``b``: the new gene's products with the members) and
+    the pivot ``p``, the bordered inverse gives ``[d - a w, a]``,
+    ``a = (sign - w^T s) / p``: O(k) instead of a k x k product.
+    """
+    if signs is None or not signs.size:   # the first member
+        return np.array([sign / pivot2])
+    share = (sign - float(projected @ signs)) / pivot2
+    return np.append(direction - share * projected, share)
+
+
+def _after_drop(direction: np.ndarray, column: np.ndarray, slot: int) -> np.ndarray:
+    """``G^-1 s`` after the member at ``slot`` left (the last member moves there).
+
+    With ``c`` the inverse's column of the member, ``d - (d_i / c_i) c``
+    restricted to the others.
+    """
+    updated = direction - (direction[slot] / column[slot]) * column
+    updated[slot] = updated[-1]
+    return updated[:-1]
 
 
 class _WorkingSet:

@@ -250,3 +250,28 @@ def test_knots_replay_the_points_of_the_path(monkeypatch):
     monkeypatch.setattr(lasso._Homotopy, "descend", checking)
     lasso.lasso_grid_path(np.ascontiguousarray(X.T), y, GRID, initial_size=10)
     assert sum(checked) > 50
+
+
+def test_direction_updates_match_a_fresh_solve():
+    # The homotopy's direction G^-1 s is updated in O(k) after each event
+    # (bordered inverse after an add, block formula after a drop).
+    from tools.statistics.lasso import _after_add, _after_drop
+
+    rng = np.random.default_rng(12)
+    rows = rng.normal(size=(7, 20))
+    signs = np.sign(rng.normal(size=7))
+    gram = rows[:6] @ rows[:6].T
+    direction = np.linalg.solve(gram, signs[:6])
+    new = rows[6]
+    cross = rows[:6] @ new
+    projected = np.linalg.solve(gram, cross)
+    added = _after_add(direction, signs[:6], projected, float(new @ new - cross @ projected),
+                       signs[6])
+    np.testing.assert_allclose(added, np.linalg.solve(rows @ rows.T, signs), rtol=1e-10)
+    inverse = np.linalg.inv(rows @ rows.T)
+    dropped = _after_drop(added, inverse[:, 2], 2)
+    order = [0, 1, 6, 3, 4, 5]                    # the last member moves to slot 2
+    expected = np.linalg.solve(rows[order] @ rows[order].T, signs[order])
+    np.testing.assert_allclose(dropped, expected, rtol=1e-10)
+    first = _after_add(None, None, np.zeros(0), 4.0, -1.0)
+    np.testing.assert_allclose(first, [-0.25])
