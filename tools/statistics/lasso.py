@@ -27,6 +27,11 @@ Solver: *working-set LARS-lasso homotopy with KKT certification*.
 * The active set's inverse Gram matrix is updated in O(k^2) per event and
   recomputed by Cholesky at every check; coefficients at a checked point are
   re-solved from the active set and signs, so round-off does not accumulate.
+* On a large working set an event's product ``X_W u`` is done in float32;
+  the steps are then rigorous lower bounds and the genes that may enter
+  first are re-evaluated in float64, so the events are the float64 ones.
+* At a grid penalty a working set above ``PRUNE_ABOVE n`` genes is cut, in
+  place, to the active genes and the ``n`` others nearest to the boundary.
 
 Measured on n = 167, p = 18,530 (``benchmarks/bench_regress.py``), this is far
 faster than warm-started coordinate descent (which does not reach the
