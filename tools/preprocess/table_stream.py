@@ -40,8 +40,9 @@ from __future__ import annotations
 
 import contextlib
 import io
-from itertools import repeat
 from typing import IO, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from utils.errors import InputFileError
 from utils.input_safety import DEFAULT_LIMITS, MAX_LINE_BYTES, ReadLimits
@@ -338,15 +339,15 @@ class TableSection(io.RawIOBase):
         data = stream._buf[stream._pos:end]
         if not data:
             return data
-        lines = data.count(b"\n")
-        self._lengths.feed(data, lines)
+        newlines = newline_offsets(data)
+        self._lengths.feed(data, newlines)
         self._clean = max(0, self._clean - len(data))
         stream._pos = end
-        self.n_lines += lines
-        stream.line_no += lines
+        self.n_lines += len(newlines)
+        stream.line_no += len(newlines)
         self._last_byte = data[-1:]
         if self._rows is not None and self.bad_row is None:
-            self.bad_row = self._rows.feed(data)
+            self.bad_row = self._rows.feed(data, newlines)
             self.stray_marker = self.stray_marker or self._rows.stray
         return data
 
@@ -423,7 +424,8 @@ class _LineLengths:
     """Check the length of every line of blocks fed in order (internal).
 
     A line can only exceed the cap by spanning blocks or within a block longer
-    than the cap, so a typical block costs two ``find`` calls.
+    than the cap; the lines within such a block are measured from the
+    offsets of its line endings at once.
     """
 
     def __init__(self, path: PathLike, first_line: int, max_line_bytes: int) -> None:
@@ -432,19 +434,20 @@ class _LineLengths:
         self._max = max_line_bytes
         self._partial = 0  # bytes of the unfinished line seen so far
 
-    def feed(self, data: bytes, newlines: int) -> None:
-        """Check the lines of ``data``, which holds ``newlines`` line endings."""
-        first = data.find(b"\n")
-        if first < 0:
+    def feed(self, data: bytes, newlines: np.ndarray) -> None:
+        """Check the lines of ``data``, whose line endings are at offsets ``newlines``."""
+        if len(newlines) == 0:
             self._partial += len(data)
             self._check(self._partial, 0)
             return
+        first, last = int(newlines[0]), int(newlines[-1])
         self._check(self._partial + first, 0)
-        last = data.rfind(b"\n")
         if len(data) > self._max:  # rare: whole lines within the block may be too long
-            for offset, line in enumerate(data[first + 1:last].split(b"\n"), start=1):
-                self._check(len(line), offset)
-        self._line += newlines
+            lengths = np.diff(newlines) - 1
+            too_long = np.flatnonzero(lengths > self._max)
+            if len(too_long):
+                self._check(int(lengths[too_long[0]]), int(too_long[0]) + 1)
+        self._line += len(newlines)
         self._partial = len(data) - last - 1
         self._check(self._partial, 0)
 
@@ -456,13 +459,13 @@ class _LineLengths:
 class _RowWidths:
     """Check the field count of rows fed as arbitrary byte blocks (internal).
 
-    The complete lines of a block are split and their separators counted in C
-    (``map(bytes.count, ...)``, about as fast as counting the block's
-    separators once); only a block holding a row of the wrong width (or a
-    blank row) is walked line by line. The unfinished last line waits for the
-    next block. A stray marker line has no separator, so it costs no extra
-    scan: it is a row of the wrong width in a strict table, and a row without
-    any separator makes an ``allow_short`` block take the slow path.
+    The separators of each complete line of a block are counted at once with
+    NumPy from the offsets of the block's line endings (no line is copied);
+    only a block holding a row of the wrong width (or a blank row) is split
+    and walked line by line. The unfinished last line waits for the next
+    block. A stray marker line has no separator, so it costs no extra scan:
+    it is a row of the wrong width in a strict table, and a row without any
+    separator makes an ``allow_short`` block take the slow path.
     """
 
     def __init__(self, first_line: int, n_fields: int, allow_short: bool,
@@ -475,35 +478,47 @@ class _RowWidths:
         self._pending: List[bytes] = []  # pieces of the unfinished last line
         self.stray: Optional[Tuple[int, str]] = None
 
-    def feed(self, data: bytes) -> Optional[Tuple[int, int]]:
-        """Check the lines completed by ``data``; the first bad row, or None."""
-        last_newline = data.rfind(b"\n")
-        if last_newline < 0:
+    def feed(self, data: bytes, newlines: np.ndarray) -> Optional[Tuple[int, int]]:
+        """Check the lines completed by ``data`` (line endings at offsets ``newlines``);
+        the first bad row, or None."""
+        if len(newlines) == 0:
             self._pending.append(data)
             return None
-        lines = data[:last_newline].split(b"\n")
+        last_newline = int(newlines[-1])
+        seps = separators_per_line(data, newlines, self._sep)
+        head = b""
         if self._pending:
-            lines[0] = b"".join(self._pending) + lines[0]
+            head = b"".join(self._pending)
+            seps[0] += head.count(self._sep)
             self._pending = []
         if data[last_newline + 1:]:
             self._pending.append(data[last_newline + 1:])
-        bad = self._check(lines)
-        self._line += len(lines)
+        bad = None
+        if not self._widths_pass(int(seps.min()), int(seps.max())):
+            lines = data[:last_newline].split(b"\n")
+            lines[0] = head + lines[0]
+            bad = self._first_bad(lines, seps.tolist())
+        self._line += len(newlines)
         return bad
 
     def close(self) -> Optional[Tuple[int, int]]:
         """Check an unfinished last line (a file that ends without a newline)."""
         line = b"".join(self._pending)
         self._pending = []
-        return self._check([line]) if line else None
-
-    def _check(self, lines: List[bytes]) -> Optional[Tuple[int, int]]:
-        expected = self._seps_per_row
-        seps = list(map(bytes.count, lines, repeat(self._sep)))
-        lowest = min(seps)
-        if max(seps) <= expected and (lowest == expected or (
-                self._allow_short and not (self._markers and lowest == 0))):
+        if not line:
             return None
+        found = line.count(self._sep)
+        return None if self._widths_pass(found, found) else self._first_bad([line], [found])
+
+    def _widths_pass(self, lowest: int, highest: int) -> bool:
+        """Whether lines with these least and most separators are all acceptable."""
+        expected = self._seps_per_row
+        return highest <= expected and (lowest == expected or (
+            self._allow_short and not (self._markers and lowest == 0)))
+
+    def _first_bad(self, lines: List[bytes], seps: List[int]) -> Optional[Tuple[int, int]]:
+        """Walk the lines (with their separator counts): the first bad row, or None."""
+        expected = self._seps_per_row
         for offset, (line, found) in enumerate(zip(lines, seps)):
             if found == expected or not line.strip():
                 continue
@@ -514,3 +529,49 @@ class _RowWidths:
             if found > expected or not self._allow_short:
                 return self._line + offset, found + 1
         return None
+
+
+def newline_offsets(data: bytes) -> np.ndarray:
+    r"""Offsets of the line feeds in ``data`` (a read-only view, nothing copied).
+
+    Examples
+    --------
+    >>> newline_offsets(b"a\tb\n\nc").tolist()
+    [3, 4]
+    """
+    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
+
+
+def separators_per_line(data: bytes, newlines: np.ndarray, sep: bytes) -> np.ndarray:
+    r"""Number of ``sep`` bytes in each line of ``data`` that ends at one of ``newlines``.
+
+    Parameters
+    ----------
+    data : bytes
+    newlines : numpy.ndarray
+        Offsets of the line feeds of ``data`` (:func:`newline_offsets`), at least one;
+        the bytes after the last one are not counted.
+    sep : bytes
+        One byte.
+
+    Returns
+    -------
+    numpy.ndarray of int32 (int64 for blocks of 2 GiB or more)
+        One count per line feed; the first line starts at offset 0.
+
+    Examples
+    --------
+    >>> data = b"a\tb\tc\n\nd\te\nf\t"
+    >>> separators_per_line(data, newline_offsets(data), b"\t").tolist()
+    [2, 0, 1]
+    """
+    end = int(newlines[-1]) + 1
+    is_sep = np.frombuffer(data, dtype=np.uint8, count=end) == ord(sep)
+    starts = np.empty(len(newlines), dtype=np.intp)
+    starts[0] = 0
+    starts[1:] = newlines[:-1] + 1
+    # Each segment holds its line feed, so none is empty (reduceat's special case).
+    # Summing bytes (0/1) into int32 is twice as fast as summing booleans into int64,
+    # and exact: no line of a block shorter than 2**31 bytes holds more separators.
+    total = np.int32 if end < 2**31 else np.int64
+    return np.add.reduceat(is_sep.view(np.uint8), starts, dtype=total)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 
 from tests.hang_guard import fail_after
-from tools.preprocess.table_stream import (LineStream, open_lines, row_problem,
+from tools.preprocess.table_stream import (LineStream, newline_offsets, open_lines,
+                                           row_problem, separators_per_line,
                                            unterminated_problem)
 from utils.errors import InputFileError
 
@@ -89,6 +91,56 @@ def test_section_names_the_first_row_of_the_wrong_width(chunk_size, read_size):
     assert bad_row(3, allow_short=True) == (6, 4)
     assert bad_row(4, allow_short=True) is None
     assert bad_row(None) is None
+
+
+def _first_bad_row_line_by_line(rows, first_line, n_fields, allow_short, marker):
+    """The width check's contract, one row at a time: (bad row, stray marker)."""
+    for line_no, row in enumerate(rows, start=first_line):
+        found = row.count(b"\t")
+        if found == n_fields - 1 or not row.strip():
+            continue
+        stray = (line_no, marker.decode()) if row.startswith(marker) else None
+        if stray or found > n_fields - 1 or not allow_short:
+            return (line_no, found + 1), stray
+    return None, None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_vectorized_width_check_agrees_with_a_row_by_row_check(seed):
+    """Random tables (blank, short, long, stray-marker and CRLF rows among good ones) read
+    in random chunk and read sizes: the same first bad row as a plain row-by-row check."""
+    rng = np.random.default_rng(seed)
+    n_fields = int(rng.integers(1, 6))
+    kinds = rng.choice(["good", "blank", "space", "short", "long", "marker", "crlf"],
+                       size=int(rng.integers(1, 60)),
+                       p=[0.8, 0.04, 0.03, 0.04, 0.03, 0.03, 0.03])
+    rows = []
+    for kind in kinds:
+        width = {"short": max(0, n_fields - int(rng.integers(1, 3))),
+                 "long": n_fields + int(rng.integers(1, 3))}.get(kind, n_fields)
+        row = b"\t".join(b"x" * int(rng.integers(0, 4)) for _ in range(max(width, 1)))
+        row = {"blank": b"", "space": b" \t "[:1 + int(rng.integers(0, 3)) % 2],
+               "marker": b"!begin extra", "crlf": row + b"\r"}.get(kind, row)
+        rows.append(row)
+    allow_short = bool(rng.integers(0, 2))
+    data = b"id\n" + b"".join(row + b"\n" for row in rows) + b"!end\nafter\n"
+    stream = LineStream(io.BytesIO(data), "x", chunk_size=int(rng.integers(1, 40)))
+    stream.readline()
+    section = stream.section("!end", n_fields=n_fields, allow_short=allow_short,
+                             stray_markers=("!begin",))
+    table = data[len(b"id\n"):-len(b"!end\nafter\n")]
+    assert read_all(section, int(rng.choice([1, 2, 7, 33, -1]))) == table
+    assert stream.readline() == "after" and section.n_lines == len(rows)
+    expected = _first_bad_row_line_by_line(rows, 2, n_fields, allow_short, b"!begin")
+    assert (section.bad_row, section.stray_marker) == expected
+
+
+def test_separators_are_counted_per_line_without_overflow():
+    wide = b"\t" * 70_000  # more separators than a 16-bit count holds
+    data = b"a\tb\n" + wide + b"\n\n" + b"x,y\t\n" + b"tail\t"
+    counts = separators_per_line(data, newline_offsets(data), b"\t")
+    assert counts.tolist() == [1, 70_000, 0, 1]
+    assert separators_per_line(data, newline_offsets(data), b",").tolist() == [0, 0, 0, 1]
 
 
 def test_width_check_of_a_last_line_without_newline():
