@@ -48,7 +48,11 @@ from utils.errors import InputFileError
 from utils.input_safety import DEFAULT_LIMITS, MAX_LINE_BYTES, ReadLimits
 from utils.io import PathLike, decode_text, open_text_bytes
 
-DEFAULT_CHUNK_SIZE = 1 << 20
+#: Bytes a :class:`LineStream` asks its file for at a time: as many as the largest block
+#: the gzip reader hands out (:data:`utils.io.GZIP_MAX_INPUT_BYTES` x
+#: :data:`utils.io.GZIP_OUTPUT_PER_INPUT`), so its blocks come whole, never sliced. Reading
+#: a 99 MB series matrix is 5-10 % faster than with 1 MiB (benchmarks/README.md).
+DEFAULT_CHUNK_SIZE = 4 << 20
 
 
 @contextlib.contextmanager

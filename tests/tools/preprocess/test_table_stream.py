@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from tests.hang_guard import fail_after
-from tools.preprocess.table_stream import (LineStream, newline_offsets, open_lines,
+from tools.preprocess.table_stream import (DEFAULT_CHUNK_SIZE, LineStream, newline_offsets,
+                                           open_lines,
                                            row_problem, separators_per_line,
                                            unterminated_problem)
 from utils.errors import InputFileError
+from utils.io import GZIP_MAX_INPUT_BYTES, GZIP_OUTPUT_PER_INPUT
 
 TABLE = b"".join(b"row%d\t%d\n" % (i, i) for i in range(500))
 DATA = b"head 1\nhead 2\n" + TABLE + b"!end\ntail\n"
@@ -58,6 +60,20 @@ def test_marker_must_start_a_line():
     # "!endless" starts with the marker text: a marker line (prefix match, as GEO)
     assert read_all(section, 100) == b"x!end\n"
     assert stream.readline() == "!end"
+
+
+@pytest.mark.parametrize("read_size", [1, 4, 9, 1000])
+def test_lines_that_begin_like_the_marker_are_rows_whatever_the_chunking(read_size):
+    """Rows that start with a prefix of the end marker ('!en', '!') are handed out as rows,
+    and the marker is found, wherever the chunk boundaries cut them."""
+    table = b"a\t1\n!en\t2\n!\t3\n\n!e\t4\n"
+    data = table + b"!end\nafter\n"
+    for chunk_size in range(1, len(data) + 1):
+        stream = LineStream(io.BytesIO(data), "x", chunk_size=chunk_size)
+        section = stream.section("!end", n_fields=2)
+        assert read_all(section, read_size) == table, chunk_size
+        assert section.found_end and section.bad_row is None
+        assert stream.readline() == "after"
 
 
 def test_crlf_and_no_final_newline():
@@ -239,3 +255,8 @@ def test_open_lines_names_the_file_when_memory_runs_out(tmp_path):
         with open_lines(path) as stream:
             stream.readline()
             raise MemoryError
+
+
+def test_a_line_stream_reads_the_largest_gzip_block_whole():
+    """The chunk size matches the gzip reader's largest block (none is sliced in two)."""
+    assert DEFAULT_CHUNK_SIZE == GZIP_MAX_INPUT_BYTES * GZIP_OUTPUT_PER_INPUT
