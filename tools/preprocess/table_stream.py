@@ -318,7 +318,6 @@ class TableSection(io.RawIOBase):
         super().__init__()
         self._stream = stream
         self._marker = end_marker
-        self._needle = None if end_marker is None else b"\n" + end_marker
         self.first_line = stream.line_no + 1
         self.found_end = False
         self.n_lines = 0
@@ -331,29 +330,23 @@ class TableSection(io.RawIOBase):
         self._lengths = _LineLengths(stream.path, self.first_line, stream.max_line_bytes)
         self._last_byte = b"\n"
         self._done = False
-        self._clean = 0  # unread bytes already known to hold no end marker
         if end_marker is not None and stream.startswith(end_marker):
             self._finish_at(stream._pos)
 
     def readable(self) -> bool:
         return True
 
-    def _emit(self, end: int) -> bytes:
+    def _emit(self, data: bytes, newlines: np.ndarray) -> None:
+        """Account for ``data`` (the next unread bytes, line feeds at ``newlines``) as read."""
         stream = self._stream
-        data = stream._buf[stream._pos:end]
-        if not data:
-            return data
-        newlines = newline_offsets(data)
         self._lengths.feed(data, newlines)
-        self._clean = max(0, self._clean - len(data))
-        stream._pos = end
+        stream._pos += len(data)
         self.n_lines += len(newlines)
         stream.line_no += len(newlines)
         self._last_byte = data[-1:]
         if self._rows is not None and self.bad_row is None:
             self.bad_row = self._rows.feed(data, newlines)
             self.stray_marker = self.stray_marker or self._rows.stray
-        return data
 
     def _set_done(self) -> None:
         self._done = True
@@ -371,45 +364,67 @@ class TableSection(io.RawIOBase):
         stream.readline_bytes()
         self._set_done()
 
-    def _find_marker(self) -> int:
-        """Buffer offset of the next end-marker line's preceding newline, or -1."""
-        if self._needle is None:
+    def _marker_after(self, newlines: np.ndarray) -> int:
+        """Offset (from the read position) of the first end-marker line that starts
+        right after one of ``newlines`` (offsets from the read position), or -1.
+
+        Only lines whose first byte is the marker's are compared with it; the
+        caller makes sure the buffer holds a marker's length after each line feed.
+        """
+        if self._marker is None or len(newlines) == 0:
             return -1
         stream = self._stream
-        start = stream._pos + max(0, self._clean - len(self._needle) + 1)
-        hit = stream._buf.find(self._needle, start)
-        if hit < 0:
-            self._clean = stream._available()
-        return hit
+        starts = newlines + (stream._pos + 1)
+        starts = starts[starts < len(stream._buf)]
+        first_bytes = np.frombuffer(stream._buf, dtype=np.uint8)[starts]
+        for start in starts[first_bytes == self._marker[0]].tolist():
+            if stream._buf.startswith(self._marker, start):
+                return start - stream._pos
+        return -1
+
+    def _hand_out(self, end: int) -> bytes:
+        """The unread bytes up to buffer offset ``end``, or up to an end-marker line
+        among them (which is then consumed and ends the section)."""
+        stream = self._stream
+        data = stream._buf[stream._pos:end]
+        if not data:
+            return data
+        newlines = newline_offsets(data)
+        marker = self._marker_after(newlines)
+        if marker >= 0:
+            data = data[:marker]
+            newlines = newlines[:int(np.searchsorted(newlines, marker))]
+        if data:
+            self._emit(data, newlines)
+        if marker >= 0:
+            self._finish_at(stream._pos)
+        return data
 
     def read(self, size: Optional[int] = -1) -> bytes:
         """Up to ``size`` bytes of the table (all of it for ``size < 0``); b"" at its end.
 
         A read larger than a chunk may return fewer bytes than asked (what is
         buffered), so the buffer never grows beyond about two chunks and no read
-        re-copies it more than once.
+        re-copies it more than once. The end marker is looked for only at line
+        starts, among the line feeds the row checks find anyway; the last
+        marker's length of the buffer waits for more data, so a marker line
+        is always seen whole.
         """
         if size is None or size < 0:
             return b"".join(iter(lambda: self.read(DEFAULT_CHUNK_SIZE), b""))
         if self._done or size == 0:
             return b""
         stream = self._stream
-        keep = 0 if self._needle is None else len(self._needle) - 1
+        keep = 0 if self._marker is None else len(self._marker)
         while True:
-            hit = self._find_marker()
-            if hit >= 0:
-                data = self._emit(min(hit + 1, stream._pos + size))
-                if stream._pos == hit + 1:
-                    self._finish_at(hit + 1)
-                return data
             safe_end = len(stream._buf) - keep
             if safe_end - stream._pos >= size:
-                return self._emit(stream._pos + size)
+                return self._hand_out(stream._pos + size)
             if safe_end > stream._pos and size > stream._chunk_size:
-                return self._emit(safe_end)  # a huge read: never grow the buffer for it
+                return self._hand_out(safe_end)  # a huge read: never grow the buffer for it
             if not stream._fill():
-                data = self._emit(min(len(stream._buf), stream._pos + size))
-                if stream._available() == 0:
+                data = self._hand_out(min(len(stream._buf), stream._pos + size))
+                if not self._done and stream._available() == 0:
                     self._set_done()
                 return data
 
