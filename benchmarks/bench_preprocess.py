@@ -187,8 +187,9 @@ def measure_floors(plain: Path, packed: Path, repeat: int) -> dict:
     ``gunzip``: decompressing the file with the readers' inflater
     (:data:`utils.io.inflate_module`: ISA-L, or zlib without it; 1 MiB of input
     per call) and discarding the bytes. ``parse``: :func:`pandas.read_csv` (C engine) on the
-    table's bytes already in memory, no checks; what any reader built on
-    pandas pays.
+    table's bytes already in memory, with the readers' options
+    (:func:`tools.preprocess.geo.numeric.read_numeric_table`) and none of their
+    checks; what any reader built on pandas pays.
     """
     from utils.io import inflate_module
 
@@ -198,13 +199,18 @@ def measure_floors(plain: Path, packed: Path, repeat: int) -> dict:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 inflater.decompress(block)
 
+    from tools.preprocess.geo.numeric import read_numeric_table
+
     text = plain.read_bytes()
-    table = text[text.index(b"\n", text.index(b"!series_matrix_table_begin")) + 1:
-                 text.index(b"!series_matrix_table_end")]
+    header_start = text.index(b"\n", text.index(b"!series_matrix_table_begin")) + 1
+    header_end = text.index(b"\n", header_start)
+    names = ["ID"] + [name.strip('"') for name in
+                      text[header_start:header_end].decode().split("\t")[1:]]
+    table = text[header_end + 1:text.index(b"!series_matrix_table_end")]
     del text
 
     def parse() -> None:
-        pd.read_csv(io.BytesIO(table), sep="\t", index_col=0, engine="c")
+        read_numeric_table(io.BytesIO(table), names)
 
     floors = {}
     for name, step in (("gunzip", gunzip), ("parse", parse)):
