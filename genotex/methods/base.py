@@ -33,6 +33,14 @@ FAILED = "failed"
 SKIPPED = "skipped"
 
 
+class RunAborted(RuntimeError):
+    """The whole run must stop (e.g. the model endpoint cannot be used at all).
+
+    Task boundaries record the task's outcome (with its accounting) and let this
+    exception through; the runner writes its report and stops.
+    """
+
+
 @dataclass(frozen=True)
 class CohortTask:
     """One input cohort of one trait.
@@ -61,15 +69,17 @@ class CohortTask:
 
 @dataclass
 class Usage:
-    """Model use of a task: calls, tokens and their cost in US dollars.
+    """Model use of a task: answered calls, tokens and their cost in US dollars.
 
-    ``cost`` is NaN when a model's price is unknown (see :mod:`.resources`).
+    ``cost`` is NaN when a model's price is unknown (see :mod:`.resources`);
+    ``failed_calls`` counts requests that got no answer (after their retries).
     """
 
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    failed_calls: int = 0
 
     def add(self, other: "Usage") -> None:
         """Add ``other`` to this usage (in place)."""
@@ -77,11 +87,12 @@ class Usage:
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.cost += other.cost
+        self.failed_calls += other.failed_calls
 
     def as_dict(self) -> Dict[str, Any]:
         """Plain values for JSON (NaN cost as None)."""
-        return {"calls": self.calls, "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens,
+        return {"calls": self.calls, "failed_calls": self.failed_calls,
+                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
                 "cost": None if math.isnan(self.cost) else round(self.cost, 6)}
 
     @classmethod
@@ -90,7 +101,8 @@ class Usage:
         cost = data.get("cost")
         return cls(int(data.get("calls", 0)), int(data.get("input_tokens", 0)),
                    int(data.get("output_tokens", 0)),
-                   math.nan if cost is None else float(cost))
+                   math.nan if cost is None else float(cost),
+                   int(data.get("failed_calls", 0)))
 
 
 @dataclass
@@ -109,6 +121,9 @@ class TaskOutcome:
     reason : str
     seconds : float
     usage : Usage
+    abort : str
+        Set when the run must stop after this task (:class:`RunAborted`): the reason.
+        Not stored in the run state.
     """
 
     kind: str
@@ -117,6 +132,7 @@ class TaskOutcome:
     reason: str = ""
     seconds: float = 0.0
     usage: Usage = field(default_factory=Usage)
+    abort: str = ""
 
     @property
     def succeeded(self) -> bool:
@@ -137,6 +153,16 @@ class TaskOutcome:
                    Usage.from_dict(data))
 
 
+def failed_outcome(kind: str, key: str, exc: BaseException, seconds: float = 0.0,
+                   usage: Optional[Usage] = None) -> TaskOutcome:
+    """The outcome of a task ended by ``exc`` (``abort`` set for :class:`RunAborted`)."""
+    outcome = TaskOutcome(kind, key, FAILED, f"{type(exc).__name__}: {exc}", seconds,
+                          usage if usage is not None else Usage())
+    if isinstance(exc, RunAborted):
+        outcome.abort = str(exc)
+    return outcome
+
+
 def run_isolated(kind: str, key: str, action: Callable[[], TaskOutcome]) -> TaskOutcome:
     """Run one task; an exception becomes a failed outcome with its reason (and timing)."""
     start = time.monotonic()
@@ -144,7 +170,7 @@ def run_isolated(kind: str, key: str, action: Callable[[], TaskOutcome]) -> Task
         outcome = action()
     except Exception as exc:  # noqa: BLE001 - isolate every failure
         logger.debug("%s %s failed", kind, key, exc_info=True)
-        outcome = TaskOutcome(kind, key, FAILED, f"{type(exc).__name__}: {exc}")
+        outcome = failed_outcome(kind, key, exc)
     if not outcome.seconds:
         outcome.seconds = time.monotonic() - start
     return outcome
@@ -275,6 +301,10 @@ class Method:
         for problem in problems:
             yield run_isolated(PROBLEM, str(problem),
                                lambda: self.answer_problem(problem, ctx))
+
+    def prepare(self) -> None:
+        """Check what the run needs before any task starts (the LLM methods probe their
+        endpoint); raise :class:`RunAborted` to stop the run at once."""
 
     def close(self) -> None:
         """Release resources (kernels, connections); called once at the end of a run."""

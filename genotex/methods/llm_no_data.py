@@ -9,22 +9,34 @@ and written as the problem's ranked list. No input cohort is read.
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import List, Mapping
+from typing import Mapping
 
 from genotex.methods.base import (DONE, FAILED, PROBLEM, Method, MethodConfig, RunContext,
-                                  TaskOutcome)
-from genotex.methods.llm.client import ChatClient
-from genotex.methods.llm.exchange import ask
-from genotex.methods.llm.replies import gene_symbols_from_reply
+                                  TaskOutcome, failed_outcome)
+from genotex.methods.llm.client import ChatClient, ChatReply, ChatRequest
+from genotex.methods.llm.exchange import Exchange, Reading
+from genotex.methods.llm.genelists import GeneReading, as_json, read_gene_list
+from genotex.methods.llm.reading import answer_text
 from genotex.methods.resources import Price
 from genotex.methods.results import ranked_gene_document, write_result
 from utils.problems import Problem
-from utils.symbols import load_synonym_map, normalize_symbols
+from utils.symbols import load_synonym_map
+
+logger = logging.getLogger(__name__)
 
 ROLE = "Geneticist"
 SYSTEM_PROMPT = ("You are an expert in human genetics. You answer from your knowledge of "
                  "the literature only; you have no dataset.")
+#: Asks for the list again when an answer names no known symbol (or was cut off).
+GENE_RETRIES = 1
+GENES_SCHEMA = {
+    "name": "genes",
+    "schema": {"type": "object", "properties": {
+        "genes": {"type": "array", "items": {"type": "string"}}}, "required": ["genes"]},
+    "example": {"genes": ["TNF", "IL6"]},
+}
 
 
 def readable(name: str) -> str:
@@ -32,15 +44,20 @@ def readable(name: str) -> str:
     return name.replace("_", " ")
 
 
+def _header(problem: Problem) -> str:
+    return f"REQUEST: genes\nTASK: {problem}\n\n"
+
+
 def gene_question(problem: Problem, n_genes: int) -> str:
-    """The request for one problem."""
+    """The request for one problem (machine-readable header lines first)."""
     if problem.condition is None:
         subject = f"the trait '{readable(problem.trait)}'"
     else:
         subject = (f"the trait '{readable(problem.trait)}' when accounting for the condition "
                    f"'{readable(problem.condition)}' (genes associated with the trait beyond "
                    "what the condition explains)")
-    return (f"Which human genes are most significantly associated with {subject} in gene "
+    return (_header(problem) +
+            f"Which human genes are most significantly associated with {subject} in gene "
             f"expression data? List up to {n_genes} official HGNC gene symbols, the most "
             "strongly associated first. Answer with a JSON array of strings only, e.g. "
             '["TNF", "IL6"].')
@@ -65,25 +82,43 @@ class LLMWithoutData(Method):
         return cls(config.require_chat(cls.name),
                    load_synonym_map(config.paths.gene_synonyms), config.prices, config.n_genes)
 
-    def official_symbols(self, symbols: List[str]) -> List[str]:
-        """Symbols mapped to official ones, unknown ones dropped, first rank kept."""
-        mapped = normalize_symbols(symbols, self.synonyms)
-        return list(dict.fromkeys(s for s in mapped if s is not None))[:self.n_genes]
+    def prepare(self) -> None:
+        """Probe the endpoint before the first problem (a dead one stops the run)."""
+        logger.info("model endpoint: %s", self.chat.probe())
+
+    def _read(self, reply: ChatReply) -> Reading[GeneReading]:
+        reading = read_gene_list(answer_text(reply.text), self.synonyms)
+        return Reading(reading if reading.symbols else None,
+                       f"the answer named no known gene symbol ({reading.listed} listed)")
 
     def answer_problem(self, problem: Problem, ctx: RunContext) -> TaskOutcome:
-        """One request; the listed genes become the result."""
+        """One request (asked again once when unusable); the listed genes become the result."""
         start = time.monotonic()
-        messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": gene_question(problem, self.n_genes)}]
-        reply, usage = ask(self.chat, messages, ctx.log, str(problem), ROLE, self.prices,
-                           deadline=ctx.deadline(start))
-        listed = gene_symbols_from_reply(reply.text)
-        genes = self.official_symbols(listed)
-        if not genes:
+        exchange = Exchange(self.chat, ctx.log, str(problem), self.prices,
+                            deadline=ctx.deadline(start))
+        request = ChatRequest([{"role": "system", "content": SYSTEM_PROMPT},
+                               {"role": "user", "content": gene_question(problem, self.n_genes)}],
+                              schema=GENES_SCHEMA)
+        try:
+            reading, reply = exchange.ask_until(
+                ROLE, request, self._read,
+                lambda note: f"{_header(problem)}Your previous answer could not be used: "
+                             f"{note}. Answer with a JSON array of official HGNC symbols only.",
+                GENE_RETRIES)
+        except Exception as exc:  # noqa: BLE001 - keep the accounting of a failed problem
+            return failed_outcome(PROBLEM, str(problem), exc, time.monotonic() - start,
+                                  exchange.usage)
+        genes = reading.value
+        if genes is not None:
+            ctx.log.write("genes", task=str(problem), **as_json(genes))
+        if genes is None:
             return TaskOutcome(PROBLEM, str(problem), FAILED,
-                               f"the reply named no known gene symbol ({len(listed)} listed)",
-                               usage=usage)
+                               f"the reply named no known gene symbol ({reading.problem})",
+                               time.monotonic() - start, exchange.usage)
+        symbols = genes.symbols[:self.n_genes]
         write_result(ctx.regress_root, problem,
-                     ranked_gene_document(genes, self.name, {"model": reply.model,
-                                                             "listed": len(listed)}))
-        return TaskOutcome(PROBLEM, str(problem), DONE, usage=usage)
+                     ranked_gene_document(symbols, self.name, {"model": reply.model,
+                                                               "listed": genes.listed,
+                                                               "rejected": len(genes.rejected)}))
+        return TaskOutcome(PROBLEM, str(problem), DONE, seconds=time.monotonic() - start,
+                           usage=exchange.usage)

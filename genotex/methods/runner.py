@@ -15,7 +15,11 @@ Behaviour:
 * cohort tasks first (methods that preprocess), then problem tasks;
 * resumable: a task finished in an earlier run of the same method is skipped
   (``force`` starts the run folder afresh); failed and skipped tasks are tried again;
-* failures are isolated: an exception ends its task only, with the reason;
+* failures are isolated: an exception ends its task only, with the reason --
+  except :class:`~genotex.methods.base.RunAborted` (an endpoint that cannot be
+  used): the task is recorded, the report written, and the run stops
+  (``RunSummary.aborted``);
+* before any task, :meth:`Method.prepare` (the LLM methods probe their endpoint);
 * progress bars (tqdm, terminal only), one ``task`` line per task in the log.
 """
 
@@ -28,7 +32,8 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from genotex.methods.base import (COHORT, DONE, FAILED, PROBLEM, CohortTask, Method,
-                                  RunContext, TaskOutcome, run_isolated)
+                                  RunAborted, RunContext, TaskOutcome, failed_outcome,
+                                  run_isolated)
 from genotex.methods.inputs import cohort_tasks, traits_of
 from genotex.methods.resources import write_report
 from genotex.methods.runlog import RunLog
@@ -80,6 +85,7 @@ class RunSummary:
     outcomes: List[TaskOutcome] = field(default_factory=list)
     resumed: List[str] = field(default_factory=list)
     report: Dict[str, Any] = field(default_factory=dict)
+    aborted: str = ""
 
     def failures(self) -> List[TaskOutcome]:
         """Tasks that failed."""
@@ -128,8 +134,12 @@ def _fresh_run_folder(run_dir: Path) -> None:
         (run_dir / name).unlink(missing_ok=True)
 
 
+class _Stop(Exception):
+    """A recorded task asked the run to stop."""
+
+
 class _Recorder:
-    """Collects outcomes: state, log line, summary list."""
+    """Collects outcomes: state, log line, summary list; stops the run on an abort."""
 
     def __init__(self, state: RunState, log: RunLog, summary: RunSummary) -> None:
         self.state, self.log, self.summary = state, log, summary
@@ -141,6 +151,9 @@ class _Recorder:
         level = logging.WARNING if outcome.status == FAILED else logging.INFO
         logger.log(level, "%s %s: %s%s", outcome.kind, outcome.key, outcome.status,
                    f" ({outcome.reason})" if outcome.reason else "")
+        if outcome.abort:
+            self.summary.aborted = outcome.abort
+            raise _Stop(outcome.abort)
 
 
 def _run_cohorts(method: Method, tasks: Sequence[CohortTask], ctx: RunContext,
@@ -169,7 +182,7 @@ def _answers(method: Method, problems: Sequence[Problem], ctx: RunContext
     except Exception as exc:  # noqa: BLE001 - isolate the method's own failure
         logger.debug("answering problems failed", exc_info=True)
         for key in list(left):
-            yield TaskOutcome(PROBLEM, key, FAILED, f"{type(exc).__name__}: {exc}")
+            yield failed_outcome(PROBLEM, key, exc)
 
 
 def run_method(method: Method, paths: ProjectPaths, problems: Sequence[Problem],
@@ -197,6 +210,7 @@ def run_method(method: Method, paths: ProjectPaths, problems: Sequence[Problem],
     record = _Recorder(state, log, summary)
     log.write("run", method=method.name, problems=len(problems), tree=str(tree))
     try:
+        method.prepare()
         if method.preprocesses:
             _run_cohorts(method, cohort_tasks(paths, traits_of(problems)), ctx, state,
                          record, summary)
@@ -213,7 +227,13 @@ def run_method(method: Method, paths: ProjectPaths, problems: Sequence[Problem],
             for outcome in _answers(method, pending, ctx):
                 record(outcome)
                 bar.update(1)
+    except RunAborted as exc:
+        summary.aborted = str(exc)
+    except _Stop:
+        pass
     finally:
+        if summary.aborted:
+            log.write("abort", reason=summary.aborted)
         method.close()
         log.write("end", done=sum(o.status == DONE for o in summary.outcomes),
                   failed=len(summary.failures()))

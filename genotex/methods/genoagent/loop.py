@@ -7,8 +7,9 @@ For each action unit (:mod:`.steps`):
    required steps) or ``back`` to an earlier step, after which the later steps
    are pending again. Without planning every unit runs once, in order.
 2. **write**: the Domain Expert for ``expert`` units (unless switched off),
-   else the programming agent, replies with a ```python block; a reply without
-   one is asked for again (``format_retries``).
+   else the programming agent, replies with a ```python block (or a ``python``
+   tool call); a reply without usable code, a cut-off reply, an unclear verdict
+   or plan is asked for again with the reason (``format_retries`` times).
 3. **execute** in the persistent kernel, with the step timeout (bounded by
    the task's time limit). A kernel that had to be restarted gets the setup
    cell and the accepted steps replayed, so the state is back.
@@ -26,17 +27,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from genotex.methods.base import Usage
 from genotex.methods.genoagent import prompts
-from genotex.methods.genoagent.replies import (BACK, SKIP, Review, parse_plan, parse_review,
-                                               wants_to_keep)
+from genotex.methods.genoagent.replies import (BACK, NEXT, PLAN_SCHEMA, REVIEW_SCHEMA, SKIP,
+                                               PlanDecision, Review, parse_plan, parse_review,
+                                               unclear_review, wants_to_keep)
 from genotex.methods.genoagent.settings import CODE_REVIEWER, DOMAIN_EXPERT, AgentSettings
 from genotex.methods.genoagent.steps import ActionUnit
-from genotex.methods.llm.client import ChatClient
-from genotex.methods.llm.exchange import ask
-from genotex.methods.llm.replies import extract_code
+from genotex.methods.llm.client import ChatClient, ChatReply, ChatRequest
+from genotex.methods.llm.exchange import Exchange, Reading
+from genotex.methods.llm.reading import PYTHON_TOOL, answer_text, code_from_tool_arguments, \
+    read_code
 from genotex.methods.runlog import clip
 from genotex.methods.sandbox.kernel import ExecutionResult
 
@@ -117,21 +120,33 @@ class StepLoop:
         self.prices = prices
         self.deadline = deadline
         self.clock = clock
-        self.usage = Usage()
+        self.exchange = Exchange(chat, log, spec.key, prices, deadline=deadline)
         self.history: List[ExecutedStep] = []
         self.status: List[str] = [PENDING] * len(spec.units)
+        #: The last executed attempt that was not accepted (shown in a failed task's notebook).
+        self.attempt: Optional[ExecutedStep] = None
+
+    @property
+    def usage(self) -> Usage:
+        """Every model call of the task so far (failed calls included)."""
+        return self.exchange.usage
 
     # -- model and kernel -------------------------------------------------------------
     def _check_time(self) -> None:
         if self.deadline is not None and self.clock() >= self.deadline:
             raise TimeLimitError("time limit of the task reached")
 
-    def _ask(self, role: str, messages: List[Dict[str, str]]) -> str:
+    def _ask(self, role: str, kind: str, unit: ActionUnit, text: str,
+             read: Callable[[ChatReply], Reading[Any]], schema: Any = None,
+             tools: Sequence[Any] = ()) -> Tuple[Reading[Any], ChatReply]:
+        """Ask ``role``; asked again (with the reason) while ``read`` finds nothing."""
         self._check_time()
-        reply, usage = ask(self.chat, messages, self.log, self.spec.key, role, self.prices,
-                           model=self.settings.model_for(role), deadline=self.deadline)
-        self.usage.add(usage)
-        return reply.text
+        request = ChatRequest(self._messages(role, text), self.settings.model_for(role),
+                              schema, tools)
+        return self.exchange.ask_until(
+            role, request, read,
+            lambda note: prompts.ask_again(kind, self.spec.key, unit, note),
+            self.settings.format_retries)
 
     def _messages(self, role: str, request: str) -> List[Dict[str, str]]:
         return [{"role": "system", "content": self.spec.system_prompts[role]},
@@ -144,6 +159,7 @@ class StepLoop:
         if self.deadline is not None:
             timeout = max(1.0, min(timeout, self.deadline - self.clock()))
         result = self.kernel.execute(code, timeout=timeout)
+        self.attempt = ExecutedStep(unit, code, result, writer)
         self.log.write("execute", task=self.spec.key, step=unit.name, role=writer,
                        attempt=attempt, code=code, status=result.status,
                        output=clip(result.text), error=clip(result.error),
@@ -172,32 +188,56 @@ class StepLoop:
         return "\n\n".join(parts)
 
     # -- writing ----------------------------------------------------------------------
-    def _code_reply(self, role: str, messages: List[Dict[str, str]], unit: ActionUnit,
-                    allow_keep: bool = False) -> Optional[str]:
-        """Code from a reply, asking again when it has none; None means "keep"."""
-        for reminder in range(self.settings.format_retries + 1):
-            text = self._ask(role, messages)
-            if allow_keep and wants_to_keep(text):
-                return None
-            code = extract_code(text)
-            if code is not None:
-                return code
-            self.log.write("format", task=self.spec.key, step=unit.name, role=role,
-                           reminder=reminder + 1)
-            reminder_text = prompts.format_reminder(self.spec.key, unit)
-            messages = messages + [{"role": "assistant", "content": text},
-                                   {"role": "user", "content": reminder_text}]
-        raise StepError(f"step {unit.name}: {role} replied without a code block "
-                         f"{self.settings.format_retries + 1} times")
+    def _tools(self) -> Tuple[Any, ...]:
+        return (PYTHON_TOOL,) if self.chat.settings.code_tool else ()
+
+    @staticmethod
+    def _read_code(reply: ChatReply) -> Reading[str]:
+        calls = [code_from_tool_arguments(call.arguments) for call in reply.tool_calls]
+        if any(calls):
+            return Reading("\n\n".join(c for c in calls if c).rstrip() + "\n")
+        found = read_code(answer_text(reply.text), truncated=reply.truncated)
+        return Reading(found.code, found.problem)
+
+    def _code_reply(self, role: str, unit: ActionUnit, request: str) -> str:
+        """The code of a step (asked again while the answer has none)."""
+        reading, _ = self._ask(role, "code", unit, request, self._read_code,
+                               tools=self._tools())
+        if reading.value is None:
+            raise StepError(f"step {unit.name}: {role} replied without a code block "
+                            f"{self.settings.format_retries + 1} times ({reading.problem})")
+        return reading.value
+
+    def _revision(self, role: str, unit: ActionUnit, request: str, previous: str
+                  ) -> Optional[str]:
+        """Revised code, or None when the writer keeps its code."""
+        def read(reply: ChatReply) -> Reading[Tuple[str, str]]:
+            code = self._read_code(reply)
+            if wants_to_keep(answer_text(reply.text), code.value, previous):
+                return Reading(("keep", ""))
+            if code.value is None:
+                return Reading(None, f"{code.problem}, and no {prompts.KEEP}")
+            return Reading(("code", code.value))
+
+        reading, _ = self._ask(role, "revise", unit, request, read, tools=self._tools())
+        if reading.value is None:
+            raise StepError(f"step {unit.name}: {role} replied without a code block or "
+                            f"{prompts.KEEP} {self.settings.format_retries + 1} times")
+        return None if reading.value[0] == "keep" else reading.value[1]
 
     def _writer(self, unit: ActionUnit) -> str:
         return DOMAIN_EXPERT if unit.expert and self.settings.domain_expert \
             else self.spec.programmer
 
     def _review(self, unit: ActionUnit, code: str, result: ExecutionResult) -> Review:
-        text = self._ask(CODE_REVIEWER, self._messages(CODE_REVIEWER, prompts.review_request(
-            self.spec.key, unit, code, _shown_output(result))))
-        review = parse_review(text)
+        def read(reply: ChatReply) -> Reading[Review]:
+            return Reading(parse_review(answer_text(reply.text)),
+                           f"no clear verdict: {prompts.APPROVED} or {prompts.REJECTED}?")
+
+        reading, reply = self._ask(CODE_REVIEWER, "review", unit, prompts.review_request(
+            self.spec.key, unit, code, _shown_output(result)), read, schema=REVIEW_SCHEMA)
+        review = reading.value if reading.value is not None else \
+            unclear_review(answer_text(reply.text))
         self.log.write("review", task=self.spec.key, step=unit.name, approved=review.approved,
                        suggestions=review.suggestions, understood=review.understood)
         return review
@@ -205,8 +245,8 @@ class StepLoop:
     def run_unit(self, unit: ActionUnit, number: int) -> ExecutedStep:
         """Write, execute and review one unit until it is accepted (or fail)."""
         writer = self._writer(unit)
-        code = self._code_reply(writer, self._messages(writer, prompts.code_request(
-            self.spec.key, self.context(), unit, number)), unit)
+        code = self._code_reply(writer, unit, prompts.code_request(
+            self.spec.key, self.context(), unit, number))
         reviews_left = self.settings.reviews
         debug_left = self.settings.debug_attempts
         attempt = 1
@@ -226,9 +266,9 @@ class StepLoop:
                 feedback = "The step failed:\n" + clip(result.error, CONTEXT_OUTPUT_CHARS)
             else:
                 raise StepError(f"step {unit.name} failed: {_first_line(result.error)}")
-            revised = self._code_reply(writer, self._messages(writer, prompts.revise_request(
+            revised = self._revision(writer, unit, prompts.revise_request(
                 self.spec.key, unit, code, _shown_output(result),
-                f"{self.context()}\n\n{feedback}")), unit, allow_keep=True)
+                f"{self.context()}\n\n{feedback}"), code)
             if revised is None:
                 self.log.write("keep", task=self.spec.key, step=unit.name, role=writer)
                 if result.ok:
@@ -236,6 +276,7 @@ class StepLoop:
                 raise StepError(f"step {unit.name} failed and its code was kept: "
                                  f"{_first_line(result.error)}")
             code, attempt = revised, attempt + 1
+        self.attempt = None
         return ExecutedStep(unit, code, result, writer)
 
     # -- planning ---------------------------------------------------------------------
@@ -245,9 +286,7 @@ class StepLoop:
         while position < len(units):
             if not (self.settings.planning and self.history):
                 return position
-            decision = parse_plan(self._ask(self.spec.programmer, self._messages(
-                self.spec.programmer, prompts.plan_request(
-                    self.spec.key, self.context(), units, self.status, units[position]))))
+            decision = self._decide(position)
             self.log.write("plan", task=self.spec.key, next=units[position].name,
                            action=decision.action, step=decision.step,
                            understood=decision.understood)
@@ -263,6 +302,21 @@ class StepLoop:
                 continue
             return position
         return position
+
+    def _decide(self, position: int) -> PlanDecision:
+        """The programming agent's plan decision (``next`` when it never gives one)."""
+        units = self.spec.units
+        names = [u.name for u in units]
+
+        def read(reply: ChatReply) -> Reading[PlanDecision]:
+            return Reading(parse_plan(answer_text(reply.text), names),
+                           'no JSON object with an "action" key')
+
+        reading, _ = self._ask(self.spec.programmer, "plan", units[position],
+                               prompts.plan_request(self.spec.key, self.context(), units,
+                                                    self.status, units[position]),
+                               read, schema=PLAN_SCHEMA)
+        return reading.value or PlanDecision(NEXT, understood=False)
 
     def run(self) -> List[ExecutedStep]:
         """Run the task's units; the accepted steps in execution order.

@@ -15,13 +15,14 @@ task failed (the steps run so far).
 from __future__ import annotations
 
 import functools
+import logging
 import re
 import time
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional
 
 from genotex.methods.base import (COHORT, DONE, FAILED, PROBLEM, SKIPPED, CohortTask, Method,
-                                  MethodConfig, RunContext, TaskOutcome)
+                                  MethodConfig, RunContext, TaskOutcome, failed_outcome)
 from genotex.methods.genoagent.loop import ExecutedStep, StepError, StepLoop, TaskSpec
 from genotex.methods.genoagent.notebook import save_task_notebook
 from genotex.methods.genoagent.prompts import library_reference, system_prompt
@@ -30,10 +31,12 @@ from genotex.methods.genoagent.settings import (CODE_REVIEWER, DATA_ENGINEER, DO
 from genotex.methods.genoagent.steps import setup_code, task_description, units_for
 from genotex.methods.llm.client import ChatClient
 from genotex.methods.resources import Price
-from genotex.methods.sandbox.kernel import SandboxKernel, SandboxSettings
+from genotex.methods.sandbox.kernel import ExecutionResult, SandboxKernel, SandboxSettings
 from utils.paths import ProjectPaths
 from utils.problems import Problem, result_path
 from utils.selection import select_in_tree
+
+logger = logging.getLogger(__name__)
 
 #: Seconds the setup cell (library imports) may take, whatever the step timeout.
 SETUP_TIMEOUT = 300.0
@@ -84,40 +87,54 @@ class GenoAgent(Method):
         return cls(config.require_chat(cls.name), config.agent or AgentSettings(),
                    config.paths, config.prices)
 
+    def prepare(self) -> None:
+        """Probe the endpoint before any kernel starts (a dead one stops the run)."""
+        logger.info("model endpoint: %s", self.chat.probe())
+
     def _sandbox(self, ctx: RunContext, key: str) -> SandboxSettings:
         environment = {name: str(getattr(self.paths, attribute))
                        for name, attribute in _PATH_VARIABLES.items()}
         return SandboxSettings(writable_root=ctx.tree, scratch=ctx.scratch / _slug(key),
                                memory_bytes=self.settings.memory_bytes,
                                step_timeout=self.settings.step_timeout,
-                               environment=environment)
+                               environment=environment, hidden_values=tuple(self.chat.secrets))
 
     def _run_task(self, kind: str, spec: TaskSpec, notebook: Path, ctx: RunContext
                   ) -> TaskOutcome:
+        """Run one task in a fresh kernel; whatever ends it, its notebook and accounting stay."""
         start = time.monotonic()
         loop: Optional[StepLoop] = None
+        setup: Optional[ExecutionResult] = None
         steps: List[ExecutedStep] = []
-        status, reason = DONE, ""
-        with SandboxKernel(self._sandbox(ctx, spec.key)) as kernel:
-            setup = kernel.execute(spec.setup_code,
-                                   timeout=max(self.settings.step_timeout, SETUP_TIMEOUT))
-            ctx.log.write("execute", task=spec.key, step="setup", role=PROJECT_MANAGER,
-                          code=spec.setup_code, status=setup.status, output=setup.text,
-                          error=setup.error)
-            if not setup.ok:
-                status, reason = FAILED, f"setup cell failed: {setup.error.splitlines()[0]}"
-            else:
-                loop = StepLoop(spec, self.chat, kernel, self.settings, ctx.log, self.prices,
-                                deadline=ctx.deadline(start))
-                try:
+        outcome = TaskOutcome(kind, spec.key, DONE)
+        try:
+            with SandboxKernel(self._sandbox(ctx, spec.key)) as kernel:
+                setup = kernel.execute(spec.setup_code,
+                                       timeout=max(self.settings.step_timeout, SETUP_TIMEOUT))
+                ctx.log.write("execute", task=spec.key, step="setup", role=PROJECT_MANAGER,
+                              code=spec.setup_code, status=setup.status, output=setup.text,
+                              error=setup.error)
+                if not setup.ok:
+                    outcome.status = FAILED
+                    outcome.reason = f"setup cell failed: {setup.error.splitlines()[0]}"
+                else:
+                    loop = StepLoop(spec, self.chat, kernel, self.settings, ctx.log,
+                                    self.prices, deadline=ctx.deadline(start))
                     steps = loop.run()
-                except StepError as exc:
-                    status, reason, steps = FAILED, str(exc), loop.history
-        save_task_notebook(notebook, spec, setup, steps)
-        usage = loop.usage if loop is not None else None
-        outcome = TaskOutcome(kind, spec.key, status, reason, time.monotonic() - start)
-        if usage is not None:
-            outcome.usage = usage
+        except StepError as exc:
+            outcome.status, outcome.reason = FAILED, str(exc)
+        except Exception as exc:  # noqa: BLE001 - model, kernel or run failures end the task
+            logger.debug("task %s failed", spec.key, exc_info=True)
+            outcome = failed_outcome(kind, spec.key, exc)
+        if loop is not None:
+            outcome.usage = loop.usage
+            steps = steps or loop.history
+        outcome.seconds = time.monotonic() - start
+        if setup is not None:
+            attempt = loop.attempt if loop is not None and outcome.status == FAILED else None
+            save_task_notebook(notebook, spec, setup, steps,
+                               failure=outcome.reason if outcome.status == FAILED else "",
+                               attempt=attempt)
         return outcome
 
     def preprocess_cohort(self, task: CohortTask, ctx: RunContext) -> TaskOutcome:

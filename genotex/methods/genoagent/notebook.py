@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Optional, Sequence
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -21,9 +21,13 @@ def _code_cell(code: str, result: ExecutionResult) -> nbformat.NotebookNode:
     return cell
 
 
-def task_notebook(spec: TaskSpec, setup: ExecutionResult,
-                  steps: Sequence[ExecutedStep]) -> nbformat.NotebookNode:
-    """Markdown title, the setup cell, then every accepted step with its outputs."""
+def task_notebook(spec: TaskSpec, setup: ExecutionResult, steps: Sequence[ExecutedStep],
+                  failure: str = "", attempt: Optional[ExecutedStep] = None
+                  ) -> nbformat.NotebookNode:
+    """Markdown title, the setup cell, then every accepted step with its outputs.
+
+    A failed task ends with its last (not accepted) attempt and the reason it stopped.
+    """
     cells = [new_markdown_cell(f"# {spec.key}\n\n{spec.description}\n\nWritten by GenoAgent "
                                f"({spec.programmer}); the first cell is the "
                                f"{PROJECT_MANAGER}'s set-up."),
@@ -32,10 +36,17 @@ def task_notebook(spec: TaskSpec, setup: ExecutionResult,
         cells.append(new_markdown_cell(f"## Step {number}: {step.unit.name} "
                                        f"({step.writer})\n\n{step.unit.instruction}"))
         cells.append(_code_cell(step.code, step.result))
+    if attempt is not None:
+        cells.append(new_markdown_cell(f"## Step {len(steps) + 1}: {attempt.unit.name} "
+                                       f"({attempt.writer}), not accepted"))
+        cells.append(_code_cell(attempt.code, attempt.result))
+    if failure:
+        cells.append(new_markdown_cell(f"## The task failed\n\n```\n{failure}\n```"))
     return tidy_notebook(new_notebook(cells=cells), spec.key)
 
 
 def save_task_notebook(path: Path, spec: TaskSpec, setup: ExecutionResult,
-                       steps: Sequence[ExecutedStep]) -> None:
+                       steps: Sequence[ExecutedStep], failure: str = "",
+                       attempt: Optional[ExecutedStep] = None) -> None:
     """Write the task's notebook (validated, atomic)."""
-    write_notebook(task_notebook(spec, setup, steps), path)
+    write_notebook(task_notebook(spec, setup, steps, failure, attempt), path)

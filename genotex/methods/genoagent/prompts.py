@@ -85,11 +85,21 @@ def code_request(task: str, context: str, unit: ActionUnit, number: int) -> str:
             "Reply with the code of this step only, in one ```python block.")
 
 
-def format_reminder(task: str, unit: ActionUnit) -> str:
-    """Ask again after a reply without a code block."""
-    return (_step_header("code", task, unit) +
-            "Your reply had no ```python code block. Reply again with the complete code of "
-            "this step in one ```python block.")
+_ANSWER_FORMATS = {
+    "code": "Reply with the complete code of this step in one ```python block.",
+    "revise": ("Reply with the revised code of the whole step in one ```python block, or "
+               f"with the single word {KEEP} to keep your code as it is."),
+    "plan": ('Answer with JSON only: {"action": "next"}, {"action": "skip"} or '
+             '{"action": "back", "step": "<name>"}.'),
+    "review": (f"Answer with {APPROVED} or {REJECTED} on the first line ({REJECTED} followed "
+               f"by at most {MAX_SUGGESTIONS} numbered suggestions)."),
+}
+
+
+def ask_again(request: str, task: str, unit: ActionUnit, note: str) -> str:
+    """Ask again after an answer that could not be used; ``note`` says why."""
+    return (_step_header(request, task, unit) +
+            f"Your previous answer could not be used: {note}\n{_ANSWER_FORMATS[request]}")
 
 
 def revise_request(task: str, unit: ActionUnit, code: str, output: str, feedback: str) -> str:

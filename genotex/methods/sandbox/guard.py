@@ -6,8 +6,10 @@ roots -- opening a file for writing (``open``/``os.open`` with a write mode or
 write flags), renaming, deleting, creating folders or links, truncating,
 changing modes, owners or times -- every subprocess start (``subprocess``,
 ``os.system``, ``os.exec*``, ``os.posix_spawn``, ``os.fork``, ``pty``), every
-signal to another process (``os.kill``) and every outgoing internet connection
-(``socket.connect`` / ``sendto`` to an IPv4 or IPv6 address). Reads are not
+signal to another process (``os.kill``), every outgoing internet connection
+(``socket.connect`` / ``sendto`` to an IPv4 or IPv6 address), and reading
+another process's environment or memory (``/proc/<pid>/environ``, ``mem``:
+the runner's environment may hold the API key). Other reads are not
 restricted.
 
 Limits (an audit hook is not a security boundary; see docs/methods.md):
@@ -30,6 +32,7 @@ before anything else.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import sys
 from typing import Any, Iterable, Optional, Tuple
@@ -66,6 +69,8 @@ NETWORK_EVENTS = frozenset({"socket.connect", "socket.sendto", "socket.sendmsg"}
 #: Audit events that signal a process: ``(pid, signal)`` arguments.
 SIGNAL_EVENTS = frozenset({"os.kill", "os.killpg"})
 _INTERNET_FAMILIES = (socket.AF_INET, socket.AF_INET6)
+#: Files of another process that may hold secrets (its environment, its memory).
+_PROCESS_PRIVATE = re.compile(r"^/proc/(\d+)(?:/task/\d+)?/(?:environ|mem)$")
 
 
 class SandboxError(PermissionError):
@@ -120,11 +125,24 @@ class WriteGuard:
             raise SandboxError(f"sandbox: {event} outside the prediction tree refused: "
                                    f"{resolved}")
 
+    @staticmethod
+    def _check_private(path: Any) -> None:
+        if isinstance(path, int) or os.path.basename(os.fsdecode(os.fspath(path))) not in (
+                "environ", "mem"):
+            return
+        resolved = _resolve(path, None)
+        match = _PROCESS_PRIVATE.match(resolved) if resolved else None
+        if match is not None and int(match.group(1)) != os.getpid():
+            raise SandboxError(f"sandbox: reading another process's {resolved.rsplit('/', 1)[1]} "
+                               "is refused")
+
     def __call__(self, event: str, args: Tuple[Any, ...]) -> None:
         if event == "open":
             path, mode, flags = (tuple(args) + (None, None, None))[:3]
             if path is not None and _is_write_open(mode, flags):
                 self._check_path("write", path, None)
+            elif path is not None:
+                self._check_private(path)
         elif event in PATH_EVENTS:
             for path_index, fd_index in PATH_EVENTS[event]:
                 if path_index < len(args) and args[path_index] is not None:

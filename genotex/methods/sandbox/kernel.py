@@ -7,10 +7,12 @@ installed before anything else), with
 * its working directory in the run folder (the prediction tree by default);
 * writes allowed only below the prediction tree and a private scratch folder
   (kernel files, ``TMPDIR``);
-* an environment without secrets: variables whose names hold ``KEY``,
-  ``TOKEN``, ``SECRET`` or ``PASSWORD`` (and the configured API-key variable)
-  are not passed on; ``GENOTEX_OUTPUT`` points at the prediction tree, so the
-  library's path resolution writes there;
+* an environment built from an allow-list (:data:`PASSED_VARIABLES`: locale,
+  ``PATH``, ``HOME``, virtual environments, CPU settings) rather than a copy of
+  the runner's: an API key under any name never reaches the kernel; a passed
+  variable whose value holds a secret (``hidden_values``) is dropped too;
+  ``GENOTEX_OUTPUT`` points at the prediction tree, so the library's path
+  resolution writes there;
 * single-threaded BLAS (``OPENBLAS_NUM_THREADS=1`` ...), which also keeps the
   address space small.
 
@@ -42,7 +44,15 @@ logger = logging.getLogger(__name__)
 
 KERNEL_NAME = "genotex-sandbox"
 GIB = 1 << 30
-#: Environment variable names (upper case) containing one of these are not passed on.
+#: Variables of the runner's environment the kernel gets (all others are left out).
+PASSED_VARIABLES = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM",
+    "PYTHONPATH", "PYTHONHASHSEED", "PYTHONUTF8", "VIRTUAL_ENV", "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV", "LD_LIBRARY_PATH", "OPENBLAS_CORETYPE", "SSL_CERT_FILE",
+    "SSL_CERT_DIR", "XDG_CACHE_HOME", "SYSTEMROOT"})
+#: Prefixes of passed variables (locale categories).
+PASSED_PREFIXES = ("LC_",)
+#: Passed variables whose names contain one of these are still left out.
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 #: Seconds an interrupted step gets to stop before the kernel is restarted.
 INTERRUPT_GRACE_SECONDS = 5.0
@@ -72,7 +82,10 @@ class SandboxSettings:
     environment : mapping
         Extra variables for the kernel (``GENOTEX_INPUT`` ...).
     hidden_variables : sequence of str
-        Variables never passed on (e.g. the API-key variable).
+        Variables never passed on (e.g. the API-key variable), even if allowed.
+    hidden_values : sequence of str
+        Secrets (the API key): a variable whose value contains one is not passed
+        on, whatever its name (never shown by ``repr``).
     allow_processes, allow_network : bool
         Let generated code start programs / connect to the network.
     """
@@ -85,6 +98,7 @@ class SandboxSettings:
     startup_timeout: float = 60.0
     environment: Mapping[str, str] = field(default_factory=dict)
     hidden_variables: Sequence[str] = ()
+    hidden_values: Sequence[str] = field(default=(), repr=False)
     allow_processes: bool = False
     allow_network: bool = False
 
@@ -124,12 +138,23 @@ class ExecutionResult:
 
 def kernel_environment(settings: SandboxSettings,
                        base: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
-    """The kernel's environment: ``base`` without secrets, plus the sandbox variables."""
+    """The kernel's environment: the allowed variables of ``base``, plus the sandbox's own.
+
+    Variables named in ``hidden_variables``, named like secrets, or holding one of
+    ``hidden_values`` are left out, also from ``settings.environment``.
+    """
     base = os.environ if base is None else base
     hidden = {name.upper() for name in settings.hidden_variables}
+    secrets = [value for value in settings.hidden_values if value]
+
+    def passed(name: str, value: str) -> bool:
+        upper = name.upper()
+        return (upper not in hidden and not any(part in upper for part in SECRET_NAME_PARTS)
+                and not any(secret in value for secret in secrets))
+
     env = {name: value for name, value in base.items()
-           if name.upper() not in hidden
-           and not any(part in name.upper() for part in SECRET_NAME_PARTS)}
+           if (name in PASSED_VARIABLES or name.startswith(PASSED_PREFIXES))
+           and passed(name, value)}
     tmp = settings.scratch / "tmp"
     # the folder holding this library (a checkout or site-packages): the kernel imports
     # the same code as the runner, never another copy
@@ -148,7 +173,8 @@ def kernel_environment(settings: SandboxSettings,
         # cohort_info.json writers lock in a folder the guard allows (utils.paths.lock_dir)
         "GENOTEX_LOCK_DIR": str(settings.scratch / "locks"),
     })
-    env.update(settings.environment)
+    env.update({name: value for name, value in settings.environment.items()
+                if passed(name, value)})
     env[SETTINGS_ENV] = json.dumps({
         "allowed_roots": [str(settings.writable_root), str(settings.scratch)],
         "memory_bytes": int(settings.memory_bytes),

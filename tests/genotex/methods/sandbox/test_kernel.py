@@ -7,6 +7,7 @@ on any xdist worker.
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -124,3 +125,23 @@ def test_kernel_environment_hides_secrets(tmp_path):
     assert "PATH" in env and not {"OPENAI_API_KEY", "MYVAR", "GITHUB_TOKEN",
                                   "DB_PASSWORD"} & set(env)
     assert env["GENOTEX_OUTPUT"] == str(tmp_path / "t")
+
+
+def test_the_environment_is_built_from_an_allow_list(tmp_path):
+    """A key under an innocent name, or inside an allowed variable's value, never passes."""
+    settings = SandboxSettings(tmp_path / "t", tmp_path / "s", hidden_values=["s3cr3t-v4lue"],
+                               environment={"GENOTEX_INPUT": "/in", "LEAK": "x-s3cr3t-v4lue"})
+    env = kernel_environment(settings, {"PATH": "/bin", "LC_ALL": "C", "ZZ_MODEL_AUTH": "k",
+                                        "HOME": "/home/s3cr3t-v4lue", "RANDOM_NAME": "v"})
+    assert env["PATH"] == "/bin" and env["LC_ALL"] == "C" and env["GENOTEX_INPUT"] == "/in"
+    assert not {"ZZ_MODEL_AUTH", "RANDOM_NAME", "HOME", "LEAK"} & set(env)
+    assert "s3cr3t" not in json.dumps(env)
+    assert "s3cr3t" not in repr(SandboxSettings(tmp_path, tmp_path, hidden_values=["s3cr3t"]))
+
+
+def test_another_process_environment_cannot_be_read(sandbox):
+    kernel, _ = sandbox
+    parent = kernel.execute("import os\nprint(open(f'/proc/{os.getppid()}/environ').read())")
+    assert parent.status == "error" and "SandboxError" in parent.error
+    assert "environ" in parent.error and "sk-must-not-leak" not in parent.text
+    assert kernel.execute("print(len(open('/proc/self/environ').read()) > 0)").ok

@@ -1,0 +1,118 @@
+"""What the model client does with each kind of failure: retry, fail the task, or stop the run.
+
+The whole policy is the table below and :func:`classify_status` /
+:func:`classify_exception` (``download/fetch/retry.py`` has the downloaders'
+policy; the two may be unified later, issue 26).
+
+=====================================  ==========  ===================================
+answer                                 what        why
+=====================================  ==========  ===================================
+401, 403                               stop run    the key is missing, wrong or not allowed
+404, 405, 501                          stop run    wrong base URL (e.g. no ``/v1``) or unknown model
+any 4xx naming an unknown model        stop run    ``model 'x' not found`` (Ollama, vLLM, OpenAI)
+429 "insufficient quota"               stop run    no credit left: waiting does not help
+408, 409, 425, 429                     retry       timeout, conflict, too early, rate limit
+5xx (but 501)                          retry       the server is busy or failing
+200 with an ``error`` body, no choice  retry       proxies and gateways report failures so
+other 4xx (400, 413, 422, ...)         fail task   the request itself is refused (too long ...)
+DNS failure, connection refused        stop run    nothing listens there
+connection reset / dropped / timeout   retry       counted by the circuit breaker
+=====================================  ==========  ===================================
+
+Retries wait with exponential back-off and jitter, or what ``Retry-After``
+says (capped); the circuit breaker (:class:`CircuitBreaker`) stops the run after
+a few consecutive failures to connect, whatever the requests.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import urllib.error
+from typing import Optional, Tuple
+
+RETRY = "retry"
+FAIL_TASK = "fail task"
+STOP_RUN = "stop run"
+
+#: HTTP status -> what to do (statuses not listed: 5xx retry, others fail the task).
+STATUS_TABLE = {
+    401: STOP_RUN, 403: STOP_RUN, 404: STOP_RUN, 405: STOP_RUN, 501: STOP_RUN,
+    408: RETRY, 409: RETRY, 425: RETRY, 429: RETRY,
+    400: FAIL_TASK, 413: FAIL_TASK, 422: FAIL_TASK,
+}
+_UNKNOWN_MODEL = re.compile(r"model[^\n]{0,80}(?:not found|does not exist|not exist|unknown|"
+                            r"not available|is not supported|no such)|model_not_found|"
+                            r"unknown model", re.IGNORECASE)
+_NO_QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|billing", re.IGNORECASE)
+
+
+def classify_status(status: int, body: str = "") -> str:
+    """What to do after an HTTP error answer (see the module's table)."""
+    if 400 <= status < 500 and _UNKNOWN_MODEL.search(body):
+        return STOP_RUN
+    if status == 429 and _NO_QUOTA.search(body):
+        return STOP_RUN
+    if status in STATUS_TABLE:
+        return STATUS_TABLE[status]
+    return RETRY if 500 <= status < 600 else FAIL_TASK
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    while isinstance(exc, urllib.error.URLError) and isinstance(exc.reason, BaseException):
+        exc = exc.reason
+    return exc
+
+
+def classify_exception(exc: BaseException) -> Tuple[str, str, bool]:
+    """What to do after a transport failure: ``(action, reason, counts_for_breaker)``.
+
+    ``counts_for_breaker`` is True for failures to connect or keep a connection
+    (not for a slow answer: a read timeout of a busy model is retried without it).
+    """
+    cause = _root_cause(exc)
+    if isinstance(cause, socket.gaierror):
+        return STOP_RUN, f"the host name does not resolve ({cause.strerror or cause})", True
+    if isinstance(cause, ConnectionRefusedError):
+        return STOP_RUN, "connection refused (no server listens there)", True
+    connecting = isinstance(exc, urllib.error.URLError)
+    if isinstance(cause, (socket.timeout, TimeoutError)):
+        where = "connecting" if connecting else "waiting for the answer"
+        return RETRY, f"timed out {where}", connecting
+    return RETRY, f"connection failed: {type(cause).__name__}: {cause}", True
+
+
+class CircuitBreaker:
+    """Stops the run after ``limit`` consecutive connection failures (any requests).
+
+    Thread-safe, so concurrent tasks sharing one client share it.
+    """
+
+    def __init__(self, limit: int = 4) -> None:
+        self.limit = limit
+        self._failures = 0
+        self._lock = threading.Lock()
+
+    def success(self) -> None:
+        """A request got an answer: the count starts again."""
+        with self._lock:
+            self._failures = 0
+
+    def failure(self) -> bool:
+        """Count a connection failure; True when the breaker opens (the run must stop)."""
+        with self._lock:
+            self._failures += 1
+            return self.limit > 0 and self._failures >= self.limit
+
+    @property
+    def failures(self) -> int:
+        """Consecutive connection failures so far."""
+        return self._failures
+
+
+def retry_after_seconds(value: Optional[str]) -> Optional[float]:
+    """A ``Retry-After`` header as seconds (see :func:`download.fetch.parse_retry_after`)."""
+    from download.fetch import parse_retry_after
+
+    return parse_retry_after(value)

@@ -1,0 +1,434 @@
+"""Reading model replies the way models write them: one reader for every role and method.
+
+Chat models rarely answer exactly in the format a prompt asks for. The readers
+here take replies as hosted and local models word them:
+
+* **reasoning** is removed first (:func:`answer_text`): ``<think>...</think>``
+  (also ``<thinking>``, ``<reasoning>``), a reply that starts inside the
+  reasoning and only closes it (templates that open ``<think>`` in the prompt),
+  an unclosed block (cut off), and the final channel of gpt-oss's harmony
+  format. Servers that split reasoning off (``reasoning_content`` /
+  ``reasoning`` fields) never reach the readers: the client keeps it apart.
+* **code** (:func:`read_code`): fenced blocks (```` ``` ```` or ``~~~``, indented
+  in lists or not) tagged ``python`` / ``py`` / ``python3`` / ``ipython``; untagged
+  blocks only when no block is tagged; blocks labelled as output ("Expected
+  output:", "Output:") or shaped like output (literals only, or not Python at
+  all when untagged) never run; several blocks are joined in order. A native
+  tool call (``python`` function) or a ``<tool_call>`` block holds code too.
+* **decisions** (:func:`read_decision`): a decision line ("APPROVED",
+  "**Verdict:** REJECTED", "Not approved.") wins; otherwise the decision words of
+  the text, negations understood ("no reason to reject" is not a rejection,
+  "cannot approve" is one); contradictory or missing words give None, so the
+  caller asks again -- nothing is approved by default. Structured answers
+  (``{"verdict": ...}``) are read first.
+* **plans** (:func:`read_plan`): the last JSON object with an ``action`` key
+  (:mod:`.jsonscan`, linear time).
+
+Gene lists are read by :mod:`.genelists`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from genotex.methods.llm.jsonscan import json_objects, nested_dicts, objects_with_key
+
+PYTHON_TAGS = frozenset({"python", "py", "python3", "py3", "ipython", "ipython3", "jupyter"})
+_REASONING = re.compile(r"<(think|thinking|reasoning|reflection)>.*?</\1\s*>",
+                        re.DOTALL | re.IGNORECASE)
+_REASONING_CLOSE = re.compile(r"</(?:think|thinking|reasoning|reflection)\s*>", re.IGNORECASE)
+_REASONING_OPEN = re.compile(r"<(?:think|thinking|reasoning|reflection)>", re.IGNORECASE)
+_HARMONY_FINAL = "<|channel|>final<|message|>"
+_HARMONY_END = re.compile(r"<\|(?:end|return|call)\|>.*", re.DOTALL)
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*?)[ \t]*$")
+_TOOL_CALL = re.compile(r"<tool_call>(?P<body>.*?)</tool_call>", re.DOTALL)
+_MARKUP = re.compile(r"[*_`#>|]+")
+_OUTPUT_WORDS = re.compile(r"\b(?:output|outputs|result|results|stdout|prints?|printed|console|"
+                           r"displays?|returns)\b")
+_CODE_WORDS = re.compile(r"\b(?:code|script|snippet|implementation|solution|python|function|"
+                         r"step)\b")
+_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•+])\s+(?P<text>.+)$")
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|won't|wouldn't|shouldn't|don't|"
+                       r"doesn't|isn't|without|nothing|none|neither|nor)\b|n't\b",
+                       re.IGNORECASE)
+#: Words before a decision word searched for a negation.
+NEGATION_WINDOW = 5
+_LINE_PREFIX = re.compile(r"^(?:final\s+|my\s+|overall\s+)?(?:verdict|decision|answer|review|"
+                          r"result|status|conclusion|assessment|recommendation)\s*[:\-–—]\s*",
+                          re.IGNORECASE)
+
+
+# ----------------------------------------------------------------------------- reasoning
+def answer_text(text: Optional[str]) -> str:
+    """The answer of a reply without its reasoning (see module docstring)."""
+    text = (text or "").replace("\r\n", "\n")
+    if _HARMONY_FINAL in text:
+        text = _HARMONY_END.sub("", text.rsplit(_HARMONY_FINAL, 1)[1])
+    text = _REASONING.sub("", text)
+    closing = None
+    for closing in _REASONING_CLOSE.finditer(text):
+        pass
+    if closing is not None:                    # the reply began inside the reasoning
+        text = text[closing.end():]
+    opening = _REASONING_OPEN.search(text)
+    if opening is not None:                    # reasoning never closed (cut off)
+        text = text[:opening.start()]
+    return text.strip()
+
+
+# ----------------------------------------------------------------------------- code
+@dataclass(frozen=True)
+class Block:
+    """A fenced block of a reply.
+
+    Attributes
+    ----------
+    lang : str
+        First word of the info string, lower case (``""`` when untagged).
+    body : str
+        The block's text, dedented to its fence.
+    label : str
+        The last line of prose before the block (markup removed, lower case).
+    closed : bool
+        False when the reply ended inside the block.
+    """
+
+    lang: str
+    body: str
+    label: str
+    closed: bool = True
+
+
+def _language(info: str) -> str:
+    word = info.strip().split(maxsplit=1)[0] if info.strip() else ""
+    return word.strip("{}.").lower()
+
+
+def fenced_blocks(text: str) -> List[Block]:
+    """The fenced blocks of ``text`` in order (CommonMark-like: the closing fence has
+    the opening character, at least as many of them, and nothing else)."""
+    blocks: List[Block] = []
+    label = ""
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        opening = _FENCE.match(lines[index])
+        if opening is None:
+            if lines[index].strip():
+                label = _MARKUP.sub("", lines[index]).strip().lower()
+            index += 1
+            continue
+        fence, indent = opening.group("fence"), len(opening.group("indent"))
+        body: List[str] = []
+        index += 1
+        closed = False
+        while index < len(lines):
+            line = lines[index]
+            stripped = line.strip()
+            if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
+                closed = True
+                index += 1
+                break
+            body.append(line[indent:] if line[:indent].strip() == "" else line.lstrip())
+            index += 1
+        blocks.append(Block(_language(opening.group("info")), "\n".join(body), label, closed))
+        label = ""
+    return blocks
+
+
+def is_output_label(label: str) -> bool:
+    """Whether a block's label announces output ("Expected output:", "This prints:")."""
+    if not label or _CODE_WORDS.search(label):
+        return False
+    return bool(_OUTPUT_WORDS.search(label)) and (label.endswith(":") or len(label.split()) <= 4)
+
+
+def _statements(body: str) -> Optional[List[ast.stmt]]:
+    """The statements of ``body`` (IPython ``%`` / ``!`` lines left out), None if not Python."""
+    source = "\n".join(line for line in body.split("\n")
+                       if not line.lstrip().startswith(("%", "!")))
+    try:
+        return ast.parse(source).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+
+
+def _literal_only(statements: Sequence[ast.stmt]) -> bool:
+    """Whether every statement is a bare literal (a printed value, not code)."""
+    return bool(statements) and all(
+        isinstance(s, ast.Expr) and not any(isinstance(n, (ast.Name, ast.Call, ast.Attribute,
+                                                           ast.Await, ast.Lambda))
+                                            for n in ast.walk(s.value))
+        for s in statements)
+
+
+def _runnable(block: Block, tagged: bool) -> bool:
+    if not block.body.strip():
+        return False
+    statements = _statements(block.body)
+    output_shaped = statements is None or _literal_only(statements)
+    if tagged:       # a tagged block with a syntax error runs (its error goes back to the model)
+        return not (statements is not None and _literal_only(statements)) and \
+            not (is_output_label(block.label) and output_shaped)
+    return not output_shaped and not is_output_label(block.label)
+
+
+#: The function offered in native tool-calling mode: code comes as its ``code`` argument.
+PYTHON_TOOL = {"type": "function", "function": {
+    "name": "python",
+    "description": "Run this step's Python code in the task's persistent Jupyter kernel.",
+    "parameters": {"type": "object", "properties": {"code": {"type": "string"}},
+                   "required": ["code"]}}}
+
+
+@dataclass(frozen=True)
+class CodeReading:
+    """Code found in a reply (None when there is none) and why not."""
+
+    code: Optional[str]
+    problem: str = ""
+
+
+def code_from_tool_arguments(arguments: Any) -> Optional[str]:
+    """Code of a ``python`` tool call: ``{"code": ...}`` (or its only string), or raw code."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return arguments if arguments.strip() else None
+    if isinstance(arguments, dict):
+        code = arguments.get("code")
+        if not isinstance(code, str):
+            strings = [v for v in arguments.values() if isinstance(v, str)]
+            code = strings[0] if len(strings) == 1 else None
+        return code if code and code.strip() else None
+    return None
+
+
+def _tool_call_text(text: str) -> Optional[str]:
+    """Code of ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks (Hermes style)."""
+    parts = []
+    for match in _TOOL_CALL.finditer(text):
+        for call in json_objects(match.group("body")):
+            code = code_from_tool_arguments(call.get("arguments", call.get("parameters")))
+            if code:
+                parts.append(code)
+    return "\n\n".join(parts) if parts else None
+
+
+def read_code(text: str, truncated: bool = False) -> CodeReading:
+    """The Python code of a reply's answer (reasoning already removed).
+
+    Parameters
+    ----------
+    text : str
+        The answer text.
+    truncated : bool
+        The reply was cut off: a block left open is not used.
+    """
+    tool = _tool_call_text(text)
+    if tool is not None:
+        return CodeReading(tool.rstrip() + "\n")
+    blocks = [b for b in fenced_blocks(text) if b.closed or not truncated]
+    tagged = [b for b in blocks if b.lang in PYTHON_TAGS]
+    chosen = [b for b in tagged if _runnable(b, True)] if tagged else \
+        [b for b in blocks if not b.lang and _runnable(b, False)]
+    if chosen:
+        return CodeReading("\n\n".join(b.body.strip("\n") for b in chosen) + "\n")
+    if truncated:
+        return CodeReading(None, "the reply was cut off before its code block was complete")
+    if blocks:
+        return CodeReading(None, "the reply had no ```python block with code to run (only "
+                                 "blocks of other languages or of output)")
+    return CodeReading(None, "the reply had no ```python code block")
+
+
+# ----------------------------------------------------------------------------- decisions
+@dataclass(frozen=True)
+class DecisionWords:
+    """The words of a two-way decision.
+
+    Attributes
+    ----------
+    yes, no : str
+        The decisions (``APPROVED`` / ``REJECTED``, ``KEEP`` / ``REVISE``).
+    yes_words, no_words : tuple of str
+        Words (lower case; phrases allowed) that mean each decision.
+    negated_yes : str or None
+        What a negated yes word means (``"not approved"`` -> ``no``); None: nothing.
+    negated_no : str or None
+        What a negated no word means (``"no reason to reject"`` -> nothing).
+    json_keys : tuple of str
+        Keys of a structured answer holding the decision.
+    strong_only : tuple of str
+        Words that count in running text only when written in capitals
+        (``ACCEPTED``; "should accept None" is no verdict).
+    """
+
+    yes: str
+    no: str
+    yes_words: Tuple[str, ...]
+    no_words: Tuple[str, ...]
+    negated_yes: Optional[str] = None
+    negated_no: Optional[str] = None
+    json_keys: Tuple[str, ...] = ("verdict", "decision")
+    strong_only: Tuple[str, ...] = ()
+
+    def pattern(self) -> "re.Pattern[str]":
+        """A regex for any of the words (whole words, longest first)."""
+        words = sorted(self.yes_words + self.no_words, key=len, reverse=True)
+        return re.compile(r"(?<![-\w])(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+")
+                                                     for w in words) + r")(?![-\w])",
+                          re.IGNORECASE)
+
+    def meaning(self, word: str, negated: bool) -> Optional[str]:
+        """The decision a (possibly negated) word stands for."""
+        normal = " ".join(word.lower().split())
+        if normal in self.yes_words:
+            return self.negated_yes if negated else self.yes
+        return self.negated_no if negated else self.no
+
+
+REVIEW_WORDS = DecisionWords(
+    "APPROVED", "REJECTED",
+    yes_words=("approved", "approve", "approving", "accepted", "accept", "lgtm"),
+    no_words=("rejected", "reject", "rejecting", "changes requested", "needs changes",
+              "needs revision", "request changes"),
+    negated_yes="REJECTED", negated_no=None,
+    strong_only=("accepted", "accept", "lgtm", "changes requested", "needs changes",
+                 "needs revision", "request changes"))
+KEEP_WORDS = DecisionWords(
+    "KEEP", "REVISE",
+    yes_words=("keep", "keeping", "kept"),
+    no_words=("revise", "revised", "revising", "revision"),
+    negated_yes="REVISE", negated_no=None, json_keys=("decision", "action", "verdict"),
+    strong_only=("revision", "revised", "revising"))
+
+
+@dataclass(frozen=True)
+class DecisionReading:
+    """A decision read from a reply.
+
+    Attributes
+    ----------
+    decision : str or None
+        ``words.yes`` / ``words.no``, or None when unclear.
+    rest : str
+        The text after the decision line (suggestions), or the whole answer.
+    structured : dict or None
+        The JSON answer it came from.
+    """
+
+    decision: Optional[str]
+    rest: str = ""
+    structured: Optional[Dict[str, Any]] = None
+
+
+def _clean_line(line: str) -> str:
+    return _LINE_PREFIX.sub("", _MARKUP.sub("", line).strip(" \t:.-")).strip()
+
+
+def _negated(text: str, start: int) -> bool:
+    before = text[max(0, start - 60):start].split()[-NEGATION_WINDOW:]
+    return bool(_NEGATION.search(" ".join(before)))
+
+
+def _structured_decision(text: str, words: DecisionWords) -> Optional[DecisionReading]:
+    for value in json_objects(text):
+        for candidate in nested_dicts(value):
+            for key in words.json_keys:
+                raw = candidate.get(key)
+                if isinstance(raw, bool) and key in ("approved", "keep"):
+                    return DecisionReading(words.yes if raw else words.no, text, candidate)
+                if isinstance(raw, str):
+                    match = words.pattern().search(raw)
+                    if match is not None:
+                        meaning = words.meaning(match.group(), _negated(raw, match.start()))
+                        if meaning is not None:
+                            return DecisionReading(meaning, text, candidate)
+    return None
+
+
+def read_decision(text: str, words: DecisionWords = REVIEW_WORDS) -> DecisionReading:
+    """The decision of a reply's answer (see module docstring); ``decision`` None when unclear."""
+    structured = _structured_decision(text, words) if "{" in text else None
+    if structured is not None:
+        return structured
+    pattern = words.pattern()
+    lines = text.split("\n")
+    on_lines: List[Tuple[str, int]] = []
+    for number, line in enumerate(lines):
+        cleaned = _clean_line(line)
+        negation = re.match(r"(?:not|no)\s+", cleaned, re.IGNORECASE)
+        body = cleaned[negation.end():] if negation else cleaned
+        match = pattern.match(body)
+        if match is not None:
+            meaning = words.meaning(match.group(), negation is not None)
+            if meaning is not None:
+                on_lines.append((meaning, number))
+    if on_lines:
+        decisions = {meaning for meaning, _ in on_lines}
+        if len(decisions) == 1:
+            rest = "\n".join(lines[on_lines[0][1] + 1:])
+            first = _clean_line(lines[on_lines[0][1]])
+            tail = pattern.split(first, maxsplit=1)[-1].strip(" :.-–—")
+            return DecisionReading(decisions.pop(), (tail + "\n" + rest).strip())
+        return DecisionReading(None, text)
+    strong, weak = set(), set()
+    for match in pattern.finditer(text):
+        capitals = match.group().isupper() and len(match.group()) > 2
+        if not capitals and " ".join(match.group().lower().split()) in words.strong_only:
+            continue
+        meaning = words.meaning(match.group(), _negated(text, match.start()))
+        if meaning is not None:
+            (strong if capitals else weak).add(meaning)
+    found = strong or weak
+    return DecisionReading(found.pop() if len(found) == 1 else None, text)
+
+
+def list_items(text: str, limit: Optional[int] = None) -> List[str]:
+    """The numbered or bulleted items of ``text`` (markup removed), in order."""
+    items = []
+    for line in text.split("\n"):
+        match = _ITEM.match(line)
+        if match is not None:
+            item = _MARKUP.sub("", match.group("text")).strip()
+            if item:
+                items.append(item)
+    return items[:limit] if limit is not None else items
+
+
+# ----------------------------------------------------------------------------- plans
+def read_plan(text: str) -> Optional[Dict[str, Any]]:
+    """The last JSON object with an ``action`` key (nested ones included), or None."""
+    for value in objects_with_key(text, "action"):
+        for candidate in reversed(list(nested_dicts(value))):
+            if "action" in candidate:
+                return candidate
+    return None
+
+
+def strings_of(values: Any) -> List[str]:
+    """The strings of a JSON list (``str`` items, or a name-like field of dict items)."""
+    out = []
+    for item in values if isinstance(values, list) else []:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            name = next((item[k] for k in ("symbol", "gene", "gene_symbol", "name", "text",
+                                           "suggestion") if isinstance(item.get(k), str)), None)
+            if name is not None:
+                out.append(name)
+    return out
+
+
+def first_list(value: Mapping[str, Any], preferred: Sequence[str] = ()) -> Optional[List[Any]]:
+    """The list under the first preferred key, else the first list-valued key."""
+    for key in preferred:
+        if isinstance(value.get(key), list):
+            return value[key]
+    return next((v for v in value.values() if isinstance(v, list)), None)
