@@ -1,16 +1,26 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1 (no test calls the internet).
 
-``POST /v1/chat/completions`` answers with the text a *responder* returns for
-the request body; every request is logged (body and headers). Faults queued
-with :meth:`FakeLLM.fail` apply to the next requests, one each:
+``POST /v1/chat/completions`` answers with what a *responder* returns for the
+request body: a text (the message content), or a dict with any of
+``content``, ``reasoning_content``, ``reasoning``, ``tool_calls``,
+``finish_reason`` (a reply shaped like a given server's). ``GET /v1/models``
+lists :attr:`FakeLLM.models` (404 when None). Every chat request is logged
+(body and headers; model listings in :attr:`FakeLLM.listings`). Faults queued
+with :meth:`FakeLLM.fail` apply to the next chat requests, one each:
 
-``429``       ``429 Too Many Requests`` with ``Retry-After: retry_after``
-``500``       ``500 Internal Server Error``
-``stall``     wait ``stall`` seconds before answering (longer than the client's timeout)
-``echo-key``  ``401`` whose body repeats the request's ``Authorization`` header
+``429``         ``429 Too Many Requests`` with ``Retry-After: retry_after``
+``500``         ``500 Internal Server Error``
+``stall``       wait ``stall`` seconds before answering (longer than the client's timeout)
+``echo-key``    ``401`` whose body repeats the request's ``Authorization`` header
+``error-body``  ``200`` whose body is an ``error`` object and no choice (gateways do that)
+``404``         ``404`` naming an unknown model
 
-Usage counts are deterministic: ``prompt_tokens`` = characters of the
-messages // 4, ``completion_tokens`` = characters of the reply // 4.
+Structured output (:attr:`FakeLLM.structured`): ``"accept"`` takes any
+``response_format`` (the default), ``"json_object"`` refuses ``json_schema``
+with 400, ``"refuse"`` refuses any ``response_format`` with 400 (older llama.cpp,
+vLLM and OpenAI models do). :attr:`FakeLLM.tools` False refuses ``tools``.
+
+Usage counts are deterministic (:func:`completion`).
 
 :class:`Script` is a responder for GenoAgent: it reads the ``ROLE:`` line of
 the system prompt and the ``REQUEST:`` / ``STEP:`` / ``TASK:`` lines of the
@@ -45,6 +55,10 @@ class FakeLLM:
         self.faults: List[str] = []
         self.retry_after = "1"
         self.stall = 2.0
+        self.models: Optional[List[str]] = [model]
+        self.listings = 0
+        self.structured = "accept"
+        self.tools = True
         self._lock = threading.Lock()
         self._server: Optional[ThreadingHTTPServer] = None
 
@@ -105,6 +119,27 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
+    def do_GET(self) -> None:
+        fake = self.fake
+        with fake._lock:
+            fake.listings += 1
+        if not self.path.endswith("/v1/models") or fake.models is None:
+            self._send(404, b'{"error": "not found"}')
+            return
+        listing = {"object": "list", "data": [{"id": m, "object": "model"} for m in fake.models]}
+        self._send(200, json.dumps(listing).encode())
+
+    def _refusal(self, body: dict) -> Optional[str]:
+        """Why the server refuses the request's options (None: it does not)."""
+        fake = self.fake
+        kind = (body.get("response_format") or {}).get("type")
+        if kind and (fake.structured == "refuse"
+                     or (fake.structured == "json_object" and kind == "json_schema")):
+            return f"response_format type {kind} is not supported"
+        if body.get("tools") and not fake.tools:
+            return "tools are not supported"
+        return None
+
     def do_POST(self) -> None:
         fake = self.fake
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
@@ -112,8 +147,12 @@ class _Handler(BaseHTTPRequestHandler):
             fake.requests.append(body)
             fake.headers.append(dict(self.headers))
             fake.times.append(time.monotonic())
-        if not self.path.endswith("/chat/completions"):
+        if not self.path.endswith("/v1/chat/completions"):
             self._send(404, b'{"error": "not found"}')
+            return
+        refusal = self._refusal(body)
+        if refusal:
+            self._send(400, json.dumps({"error": {"message": refusal}}).encode())
             return
         fault = fake._next_fault()
         if fault == "429":
@@ -126,18 +165,37 @@ class _Handler(BaseHTTPRequestHandler):
             echoed = json.dumps({"error": f"bad key {self.headers.get('Authorization')}"})
             self._send(401, echoed.encode())
             return
+        if fault == "error-body":
+            self._send(200, b'{"error": {"message": "upstream overloaded", "code": 502}}')
+            return
+        if fault == "404":
+            self._send(404, json.dumps({"error": {"message": f"model '{body.get('model')}' "
+                                                             "not found"}}).encode())
+            return
         if fault == "stall":
             time.sleep(fake.stall)
-        content = fake.responder(body)
-        prompt = sum(len(m.get("content", "")) for m in body.get("messages", []))
-        answer = {"id": f"chat-{len(fake.requests)}", "object": "chat.completion",
-                  "model": body.get("model") or fake.model,
-                  "choices": [{"index": 0, "finish_reason": "stop",
-                               "message": {"role": "assistant", "content": content}}],
-                  "usage": {"prompt_tokens": prompt // 4,
-                            "completion_tokens": len(content) // 4,
-                            "total_tokens": prompt // 4 + len(content) // 4}}
-        self._send(200, json.dumps(answer).encode())
+        self._send(200, json.dumps(completion(body, fake.responder(body), fake.model,
+                                              len(fake.requests))).encode())
+
+
+def completion(body: dict, reply, model: str, number: int) -> dict:
+    """A chat-completion document for ``reply`` (a text or a message dict, see module doc).
+
+    Usage counts are deterministic: characters of the messages // 4 and of the
+    reply (content, reasoning and tool arguments) // 4.
+    """
+    reply = {"content": reply} if isinstance(reply, str) else dict(reply)
+    finish = reply.pop("finish_reason", "tool_calls" if reply.get("tool_calls") else "stop")
+    message = {"role": "assistant", "content": reply.pop("content", None), **reply}
+    prompt = sum(len(m.get("content") or "") for m in body.get("messages", []))
+    produced = sum(len(message.get(k) or "") for k in ("content", "reasoning_content",
+                                                         "reasoning"))
+    produced += sum(len(c["function"]["arguments"]) for c in message.get("tool_calls") or [])
+    return {"id": f"chat-{number}", "object": "chat.completion",
+            "model": body.get("model") or model,
+            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+            "usage": {"prompt_tokens": prompt // 4, "completion_tokens": produced // 4,
+                      "total_tokens": prompt // 4 + produced // 4}}
 
 
 def request_fields(body: dict) -> Dict[str, str]:

@@ -14,19 +14,21 @@ Examples
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from download.fetch import RetryPolicy
 from genotex.cli.regress import UsageError, select_problems
 from genotex.methods import method_class, method_names
 from genotex.methods.base import MethodConfig
 from genotex.methods.genoagent.settings import GIB, ROLES, AgentSettings
-from genotex.methods.llm.client import ChatClient, EndpointSettings, redact
-from genotex.methods.resources import format_summary, load_price_table
+from genotex.methods.llm.client import (RESERVED_KEYS, STRUCTURED_LEVELS, ChatClient,
+                                        EndpointSettings, redact)
+from genotex.methods.resources import format_summary, load_price_table, unpriced
 from genotex.methods.runner import TREE_NAME, RunOptions, run_method
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
@@ -79,6 +81,23 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--max-attempts", type=int, default=6,
                      help="attempts per model request, retries on 429/5xx/timeouts (default: 6)")
     llm.add_argument("--temperature", type=float, default=None)
+    llm.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                     help="output-token limit of one answer (default: the server's); a "
+                          "reply cut at the limit is asked for again, shorter")
+    llm.add_argument("--extra-body", metavar="JSON", default=None,
+                     help="JSON object merged into every request: server options, e.g. "
+                          "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}' (vLLM), "
+                          "'{\"top_k\": 20}'; keys the client sets (model, messages, ...) "
+                          "are refused")
+    llm.add_argument("--structured-output", choices=STRUCTURED_LEVELS, default="json_schema",
+                     help="ask for plans, verdicts and gene lists as JSON via response_format "
+                          "(json_schema, else json_object); a server that refuses one gets "
+                          "the next (default: json_schema)")
+    llm.add_argument("--tool-calls", action="store_true",
+                     help="native tool calling: GenoAgent's code comes as a call of a "
+                          "'python' function (fenced blocks are still read)")
+    llm.add_argument("--max-connection-failures", type=int, default=4, metavar="N",
+                     help="consecutive failures to connect that stop the run (default: 4)")
     llm.add_argument("--prices", metavar="JSON",
                      help="price table in USD per million tokens (default: the shipped "
                           "genotex/methods/prices.json)")
@@ -136,6 +155,22 @@ def role_models(pairs: Sequence[str]) -> Dict[str, str]:
     return models
 
 
+def extra_body(text: Optional[str]) -> Dict[str, object]:
+    """The ``--extra-body`` object (empty when not given)."""
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"--extra-body is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise UsageError("--extra-body must be a JSON object")
+    reserved = sorted(RESERVED_KEYS & set(value))
+    if reserved:
+        raise UsageError(f"--extra-body may not set {', '.join(reserved)} (the client does)")
+    return value
+
+
 def _chat_client(args: argparse.Namespace, key: str) -> Optional[ChatClient]:
     if not method_class(args.method).needs_llm:
         return None
@@ -144,8 +179,19 @@ def _chat_client(args: argparse.Namespace, key: str) -> Optional[ChatClient]:
                          f"(or {ENV_BASE_URL} / {ENV_MODEL})")
     retry = RetryPolicy(max_attempts=max(1, args.max_attempts), backoff_base=2.0,
                         backoff_max=60.0, max_retry_after=120.0, timeout=args.request_timeout)
-    return ChatClient(EndpointSettings(args.base_url, args.model, retry, args.temperature),
-                      key)
+    return ChatClient(EndpointSettings(
+        args.base_url, args.model, retry, args.temperature, args.max_tokens,
+        extra_body=extra_body(args.extra_body), structured=args.structured_output,
+        max_connection_failures=args.max_connection_failures, code_tool=args.tool_calls), key)
+
+
+def _warn_unpriced(args: argparse.Namespace, prices: Mapping[str, object]) -> None:
+    if not method_class(args.method).needs_llm:
+        return
+    models = [args.model] + list(role_models(args.role_model).values())
+    for model in unpriced(models, prices):
+        logger.warning("no price for model %s in the price table: its cost is reported as "
+                       "n/a (add it with --prices)", model)
 
 
 def _agent_settings(args: argparse.Namespace) -> AgentSettings:
@@ -157,7 +203,8 @@ def _agent_settings(args: argparse.Namespace) -> AgentSettings:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point; 0 when every task finished, 1 when some failed, 2 on bad usage."""
+    """Entry point; 0 when every task finished, 1 when some failed, 2 on bad usage or when
+    the run stopped (the model endpoint cannot be used)."""
     args = build_parser().parse_args(argv)
     key = api_key(args.api_key_env)
     configure_logging(args.verbose)
@@ -167,11 +214,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         paths = paths_from_args(args)
         problems = select_problems(enumerate_problems(load_task_info(paths.task_info)),
                                    args.traits, args.problems)
+        prices = load_price_table(Path(args.prices) if args.prices else None)
         config = MethodConfig(paths=paths, seed=args.seed, n_genes=args.genes,
-                              chat=_chat_client(args, key),
-                              prices=load_price_table(Path(args.prices) if args.prices
-                                                      else None),
+                              chat=_chat_client(args, key), prices=prices,
                               agent=_agent_settings(args))
+        _warn_unpriced(args, prices)
         method = method_class(args.method).from_config(config)
     except (InputFileError, UsageError, ValueError) as exc:
         print(f"run_agent.py: error: {redact(str(exc), [key])}", file=sys.stderr)
@@ -184,6 +231,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except InputFileError as exc:
         print(f"run_agent.py: error: {redact(str(exc), [key])}", file=sys.stderr)
         return 2
+    if summary.aborted:
+        print(f"run_agent.py: error: the run stopped: {redact(summary.aborted, [key])}",
+              file=sys.stderr)
     print(format_summary(summary.report))
     if summary.resumed:
         print(f"{len(summary.resumed)} task(s) finished in an earlier run were kept")
@@ -191,6 +241,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"failed {failure.kind} {failure.key}: {redact(failure.reason, [key])}")
     print(f"prediction tree: {summary.tree}\nrun log and resource report: {summary.run_dir}\n"
           f"score it: python eval.py -p {summary.run_dir / TREE_NAME}")
+    if summary.aborted:
+        return 2
     return 1 if summary.failures() else 0
 
 

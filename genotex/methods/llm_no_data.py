@@ -113,7 +113,7 @@ class LLMWithoutData(Method):
             ctx.log.write("genes", task=str(problem), **as_json(genes))
         if genes is None:
             return TaskOutcome(PROBLEM, str(problem), FAILED,
-                               f"the reply named no known gene symbol ({reading.problem})",
+                               f"{reading.problem} (asked {GENE_RETRIES + 1} times)",
                                time.monotonic() - start, exchange.usage)
         symbols = genes.symbols[:self.n_genes]
         write_result(ctx.regress_root, problem,

@@ -1,9 +1,12 @@
 """Prices, costs and the resource report of a run (the columns of the paper's Table 2).
 
 * :func:`load_price_table` reads ``{"models": {name: {"input": $, "output": $}}}``
-  (US dollars per million tokens; default: ``genotex/methods/prices.json``);
-  a model is priced by the longest table key its name starts with
-  (``gpt-4o-2024-08-06`` -> ``gpt-4o``); an unknown model costs NaN ("n/a").
+  (US dollars per million tokens; default: ``genotex/methods/prices.json``,
+  dated by its ``as_of``). :func:`price_for` looks a model up by its exact
+  name, else by its name without a date suffix or provider prefix
+  (``gpt-4o-2024-08-06`` -> ``gpt-4o``, ``openai/o3`` -> ``o3``) -- never by a
+  shorter name it starts with (``o1-mini`` is not ``o1``); an unknown model
+  costs NaN ("n/a"), and :func:`unpriced` names them for a warning.
 * :func:`problem_rows` gives one row per problem: success (its analysis ran to
   the end), wall time, input / output tokens and cost. Preprocessing is shared:
   each trait's cohort tasks are charged in equal parts to the problems of that
@@ -20,11 +23,12 @@ import csv
 import io
 import json
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from importlib import resources as package_files
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from genotex.methods.base import COHORT, PROBLEM, TaskOutcome
 from utils.errors import InputFileError
@@ -33,7 +37,7 @@ from utils.problems import Problem
 
 PROBLEM_COLUMNS = ("problem", "category", "success", "seconds", "input_tokens",
                    "output_tokens", "cost_usd", "status", "reason")
-TASK_COLUMNS = ("kind", "task", "status", "seconds", "calls", "input_tokens",
+TASK_COLUMNS = ("kind", "task", "status", "seconds", "calls", "failed_calls", "input_tokens",
                 "output_tokens", "cost_usd", "reason")
 
 
@@ -73,12 +77,36 @@ def load_price_table(path: Optional[Path] = None) -> Dict[str, Price]:
     return table
 
 
+#: Date suffixes of model snapshots: ``-2024-08-06``, ``-20241022``, ``-0613``, ``@20240620``.
+_DATE_SUFFIX = re.compile(r"(?:[-@](?:20\d\d-\d\d-\d\d|20\d{6}|\d{4})|-latest)$")
+
+
+def model_names(model: str) -> List[str]:
+    """The names ``model`` is looked up by, in order (see module docstring).
+
+    Examples
+    --------
+    >>> model_names("openai/gpt-4o-2024-08-06")
+    ['openai/gpt-4o-2024-08-06', 'gpt-4o-2024-08-06', 'gpt-4o']
+    """
+    names = [model]
+    if "/" in model:
+        names.append(model.rsplit("/", 1)[1])
+    for name in list(names):
+        base = _DATE_SUFFIX.sub("", name)
+        if base != name and base:
+            names.append(base)
+    return list(dict.fromkeys(names))
+
+
 def price_for(model: str, table: Mapping[str, Price]) -> Optional[Price]:
-    """The entry of ``model``: exact name, else the longest key it starts with."""
-    if model in table:
-        return table[model]
-    matches = [key for key in table if model.startswith(key)]
-    return table[max(matches, key=len)] if matches else None
+    """The entry of ``model``: exact name, else without date suffix / provider prefix."""
+    return next((table[name] for name in model_names(model) if name in table), None)
+
+
+def unpriced(models: Iterable[str], table: Mapping[str, Price]) -> List[str]:
+    """The models of ``models`` the table has no price for (their cost will be n/a)."""
+    return [m for m in dict.fromkeys(models) if m and price_for(m, table) is None]
 
 
 def cost_of(model: str, input_tokens: int, output_tokens: int,
@@ -147,9 +175,18 @@ def summary(rows: Sequence[Mapping[str, Any]], outcomes: Sequence[TaskOutcome],
         "cohort_tasks": sum(o.kind == COHORT for o in outcomes),
         "cohorts_done": sum(o.kind == COHORT and o.succeeded for o in outcomes),
         "total_seconds": round(sum(o.seconds for o in outcomes), 3),
+        "total_calls": sum(o.usage.calls for o in outcomes),
+        "total_failed_calls": sum(o.usage.failed_calls for o in outcomes),
         "total_input_tokens": sum(o.usage.input_tokens for o in outcomes),
         "total_output_tokens": sum(o.usage.output_tokens for o in outcomes),
+        "total_cost_usd": _total_cost(outcomes),
     }
+
+
+def _total_cost(outcomes: Sequence[TaskOutcome]) -> Optional[float]:
+    """The run's cost (failed tasks included); None when a model had no price."""
+    total = sum(o.usage.cost for o in outcomes)
+    return None if math.isnan(total) else round(total, 6)
 
 
 def _round(value: Optional[float], digits: int = 2) -> Optional[float]:

@@ -46,7 +46,8 @@ _HARMONY_FINAL = "<|channel|>final<|message|>"
 _HARMONY_END = re.compile(r"<\|(?:end|return|call)\|>.*", re.DOTALL)
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*?)[ \t]*$")
 _TOOL_CALL = re.compile(r"<tool_call>(?P<body>.*?)</tool_call>", re.DOTALL)
-_MARKUP = re.compile(r"[*_`#>|]+")
+#: Markdown emphasis, code marks, headings, quotes and table bars (not the ``_`` of names).
+_MARKUP = re.compile(r"[*`#>|]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 _OUTPUT_WORDS = re.compile(r"\b(?:output|outputs|result|results|stdout|prints?|printed|console|"
                            r"displays?|returns)\b")
 _CODE_WORDS = re.compile(r"\b(?:code|script|snippet|implementation|solution|python|function|"

@@ -65,9 +65,11 @@ def test_a_server_echoing_the_key_never_gets_it_written(tmp_path, prices, monkey
                      "--run-dir", str(run_dir), "--prices", str(prices), "--no-progress",
                      "-vv"])
     out, err = capfd.readouterr()
-    assert code == 1
-    assert "failed problem Heart_rate|None: LLMError: HTTP 401" in out
-    assert "[redacted]" in out
+    assert code == 2                                    # a 401 stops the whole run
+    assert "the run stopped" in err and "HTTP 401" in err and server.base_url in err
+    assert "failed problem Heart_rate|None: EndpointError: " in out
+    assert len(server.requests) == 1                    # the other problems were not tried
+    assert "[redacted]" in out + err
     assert KEY not in out + err and not files_holding(run_dir, KEY)
     assert files_holding(run_dir, "[redacted]")          # the log kept the (redacted) error
 

@@ -45,7 +45,8 @@ def test_a_tree_eval_scores(tmp_path):
                            "significant_genes_condition_None.json").read_text())
     expected = TASK_INFO["Heart_rate"]["related_genes"][:3]
     assert document["significant_genes"]["Variable"] == expected     # alias deduplicated
-    assert document["method"] == {"name": "llm-no-data", "model": "fake-model", "listed": 5}
+    assert document["method"] == {"name": "llm-no-data", "model": "fake-model", "listed": 5,
+                                  "rejected": 1}          # NOTAGENE1; the alias is known
     report = tmp_path / "eval.json"
     assert evaluate(["-p", str(summary.tree), "-t", "analysis", "--report", str(report),
                      "--no-progress"]) == 0
@@ -64,4 +65,5 @@ def test_a_reply_without_known_genes_fails_its_problem(tmp_path):
                              RunOptions(run_dir=tmp_path, progress=False))
     (outcome,) = summary.outcomes
     assert outcome.status == "failed" and "no known gene symbol" in outcome.reason
-    assert outcome.usage.calls == 1
+    assert outcome.usage.calls == 2                  # asked again once, both calls counted
+    assert "REQUEST: genes" in server.requests[1]["messages"][-1]["content"]

@@ -214,7 +214,9 @@ def test_a_reply_without_a_code_block_is_asked_for_again(tmp_path):
     with FakeLLM(script) as server:
         outcome, _ = harness.run_cohort(tmp_path, server.base_url, XENA)
     assert outcome.status == "done", outcome.reason
-    assert [e["step"] for e in events(tmp_path, "format")] == ["initial_data_loading"]
+    (again,) = events(tmp_path, "ask_again")
+    assert again["role"] == "Domain Expert" or again["role"] == "Data Engineer"
+    assert "no ```python code block" in again["problem"]
     second = server.requests[1]["messages"]
     assert second[-2]["role"] == "assistant" and "I would read" in second[-2]["content"]
     assert "no ```python code block" in second[-1]["content"]
@@ -228,6 +230,7 @@ def test_replies_without_code_end_the_task_after_the_reminders(tmp_path):
     assert outcome.status == "failed"
     assert "without a code block 2 times" in outcome.reason
     assert len(server.requests) == 2
+    assert outcome.usage.calls == 2 and outcome.usage.input_tokens > 0
 
 
 def test_rate_limit_and_request_timeout_are_retried(tmp_path):
