@@ -228,7 +228,8 @@ class Script:
         fields = request_fields(body)
         self.seen.append(fields)
         request, step, task = fields["request"], fields["step"], fields["task"]
-        for key in ((request, step, task), (request, step), (request,)):
+        for combination in ((request, step, task), (request, step), (request,)):
+            key = tuple(k for k in combination if k)
             if self.queues.get(key):
                 return self.queues[key].pop(0)
         return self.DEFAULTS.get(request, NO_REPLY)

@@ -130,7 +130,8 @@ class Exchange:
 
         Each further request repeats the conversation with the model's answer
         and ``remind(problem)`` (a user message that must start with the
-        request's header lines).
+        request's header lines). A cut-off answer (``finish_reason: length``) is
+        asked again even when something could be read from it (but the last).
 
         Returns
         -------
@@ -141,7 +142,7 @@ class Exchange:
         for attempt in range(retries + 1):
             reply = self.send(role, replace(request, messages=messages))
             reading = read(reply)
-            if reading.value is not None:
+            if reading.value is not None and (not reply.truncated or attempt == retries):
                 return reading, reply
             problem = TRUNCATED_NOTE if reply.truncated else reading.problem
             self.log.write("ask_again", task=self.task, role=role, problem=problem,

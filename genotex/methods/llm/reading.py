@@ -239,7 +239,7 @@ def read_code(text: str, truncated: bool = False) -> CodeReading:
     chosen = [b for b in tagged if _runnable(b, True)] if tagged else \
         [b for b in blocks if not b.lang and _runnable(b, False)]
     if chosen:
-        return CodeReading("\n\n".join(b.body.strip("\n") for b in chosen) + "\n")
+        return CodeReading("\n".join(b.body.strip("\n") for b in chosen) + "\n")
     if truncated:
         return CodeReading(None, "the reply was cut off before its code block was complete")
     if blocks:
