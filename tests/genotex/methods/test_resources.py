@@ -4,24 +4,46 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 from genotex.methods.base import COHORT, DONE, FAILED, PROBLEM, TaskOutcome, Usage
 from genotex.methods.resources import (Price, cost_of, format_summary, load_price_table,
-                                       price_for, problem_rows, summary)
+                                       price_for, problem_rows, summary, unpriced)
 from utils.errors import InputFileError
 from utils.problems import Problem
 
 TABLE = {"gpt-4o": Price(2.5, 10.0), "gpt-4o-mini": Price(0.15, 0.6)}
 
 
-def test_longest_prefix_prices_a_model():
+def test_exact_or_dated_names_price_a_model_never_a_prefix():
     assert price_for("gpt-4o-2024-08-06", TABLE) == Price(2.5, 10.0)
-    assert price_for("gpt-4o-mini-2024", TABLE) == Price(0.15, 0.6)
+    assert price_for("gpt-4o-mini-2024-07-18", TABLE) == Price(0.15, 0.6)
+    assert price_for("openai/gpt-4o", TABLE) == Price(2.5, 10.0)
+    assert price_for("gpt-4o-mini-2024", TABLE) is None          # not a date: no guess
+    assert price_for("gpt-4o-audio-preview", TABLE) is None       # a prefix is not a price
     assert price_for("llama3", TABLE) is None
     assert cost_of("gpt-4o", 1_000_000, 100_000, TABLE) == pytest.approx(2.5 + 1.0)
     assert math.isnan(cost_of("llama3", 10, 10, TABLE))
+
+
+def test_the_shipped_table_prices_current_models_by_their_own_names():
+    """Issue 24: o1-mini was priced as o1 and gpt-4.1-nano as gpt-4.1; o3 / o4-mini were n/a."""
+    table = load_price_table()
+    assert price_for("o1-mini", table) == Price(1.10, 4.40) != price_for("o1", table)
+    assert price_for("o1-mini-2024-09-12", table) == Price(1.10, 4.40)
+    assert price_for("gpt-4.1-nano", table) == Price(0.10, 0.40) != price_for("gpt-4.1", table)
+    assert price_for("gpt-4.1-nano-2025-04-14", table) == Price(0.10, 0.40)
+    assert price_for("o3", table) == Price(2.00, 8.00)
+    assert price_for("o4-mini-2025-04-16", table) == Price(1.10, 4.40)
+    assert price_for("gpt-4o-2024-05-13", table) == Price(5.00, 15.00)  # exact name first
+    assert price_for("gpt-4o-2024-08-06", table) == Price(2.50, 10.00)
+    assert price_for("claude-3-5-sonnet-20241022", table) == Price(3.00, 15.00)
+    assert unpriced(["o3", "qwen2.5-coder:32b", "o3"], table) == ["qwen2.5-coder:32b"]
+    document = json.loads((Path(__file__).parents[3] / "genotex" / "methods" /
+                           "prices.json").read_text())
+    assert document["as_of"] >= "2025-01-01"
 
 
 def test_shipped_and_custom_tables(tmp_path):
