@@ -78,7 +78,8 @@ def load_price_table(path: Optional[Path] = None) -> Dict[str, Price]:
 
 
 #: Date suffixes of model snapshots: ``-2024-08-06``, ``-20241022``, ``-0613``, ``@20240620``.
-_DATE_SUFFIX = re.compile(r"(?:[-@](?:20\d\d-\d\d-\d\d|20\d{6}|\d{4})|-latest)$")
+_DATE_SUFFIX = re.compile(r"(?:[-@](?:20\d\d-\d\d-\d\d|20\d{6}|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))"
+                          r"|-latest)$")
 
 
 def model_names(model: str) -> List[str]:
