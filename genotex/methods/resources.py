@@ -88,7 +88,7 @@ def model_names(model: str) -> List[str]:
     Examples
     --------
     >>> model_names("openai/gpt-4o-2024-08-06")
-    ['openai/gpt-4o-2024-08-06', 'gpt-4o-2024-08-06', 'gpt-4o']
+    ['openai/gpt-4o-2024-08-06', 'gpt-4o-2024-08-06', 'openai/gpt-4o', 'gpt-4o']
     """
     names = [model]
     if "/" in model:
