@@ -207,3 +207,53 @@ def test_genoagent_on_a_demo_series_in_every_style(tmp_path, name):
     record = json.loads((ctx.preprocess_root / "Hypertension" / "cohort_info.json").read_text())
     assert record["GSE9100602"]["is_usable"]
     assert outcome.usage.calls == 19 + script.followups
+
+
+def demo_script(style_for) -> StyledScript:
+    """Every demo cohort and problem, each task answered in the style ``style_for(task)``."""
+    from genotex.methods.inputs import cohort_tasks
+    from tests.genotex.methods.genoagent.canned import (DEMO_GEO_CODE, DEMO_STATISTICS_CODE,
+                                                        DEMO_TCGA_CODE)
+
+    script = StyledScript(style_for)
+    problems = enumerate_problems(TASK_INFO)
+    for task in cohort_tasks(PATHS, sorted(TASK_INFO)):
+        code = DEMO_GEO_CODE if task.source == "GEO" else DEMO_TCGA_CODE
+        for step, text in code.items():
+            script.add("code", Code(text), step=step, task=task.key)
+        if task.source == "GEO":
+            script.add("plan", Plan("skip"), step="gene_annotation", task=task.key)
+            script.add("plan", Plan("skip"), step="gene_identifier_mapping", task=task.key)
+    for problem in problems:
+        for step, text in DEMO_STATISTICS_CODE.items():
+            script.add("code", Code(text), step=step, task=str(problem))
+    return script
+
+
+@pytest.mark.slow
+def test_genoagent_on_the_whole_demo_with_the_styles_taking_turns(tmp_path):
+    """16 cohorts and 37 problems; the styles take turns task by task (each style answers
+    one or two whole tasks); the tree must score like the rules' (same decisions)."""
+    from genotex.cli.evaluate import main as evaluate
+
+    order: dict = {}
+
+    def style_for(task: str):
+        order.setdefault(task, STYLES[len(order) % len(STYLES)])
+        return order[task]
+
+    script = demo_script(style_for)
+    problems = enumerate_problems(TASK_INFO)
+    settings = replace(harness.TEST_SETTINGS, review_rounds=1)
+    with FakeLLM(script) as server:
+        summary = harness.run_genoagent(tmp_path, server.base_url, problems, settings=settings)
+    failed = [(o.key, o.reason) for o in summary.outcomes if o.status == "failed"]
+    assert not failed, failed
+    assert len(set(order.values())) == len(STYLES)          # every style answered a task
+    report = tmp_path / "eval.json"
+    assert evaluate(["-p", str(summary.tree), "--report", str(report), "--no-progress"]) == 0
+    log = read_log(tmp_path / "run_log.jsonl")
+    assert len([e for e in log if e["event"] == "ask_again"]) == script.followups
+    assert "undefined_name" not in json.dumps([e for e in log if e["event"] == "execute"])
+    scores = json.loads(report.read_text())
+    assert scores["analysis"]["status_counts"].get("ok", 0) >= 30, scores["analysis"]

@@ -126,3 +126,102 @@ significant_genes = interpret_result(model, genes, trait, condition)
 print(save_result(significant_genes, best_performance, output_root, trait, condition))
 """,
 }
+
+
+# --------------------------------------------------------------------------- any demo cohort
+#: Code a capable model could write for *every* demo cohort: the decisions are taken in
+#: the kernel with the library's own rules (clinical rows and converters, expression
+#: scale and identifiers), so a whole-demo run tests the agent's machinery, not the
+#: scripted model's knowledge of each series.
+DEMO_GEO_CODE: Dict[str, str] = {
+    "initial_data_loading": """
+soft_file, matrix_file = geo_get_relevant_filepaths(in_cohort_dir)
+background_info, clinical_data = get_background_and_clinical_data(matrix_file)
+print(background_info[:500])
+print(get_unique_values_by_row(clinical_data))
+""",
+    "dataset_analysis": """
+from genotex.methods.rules.cohorts import clinical_converters
+from tools.preprocess.clinical_rules import (infer_clinical_rows_with_sample_lines,
+                                            sample_lines_from_matrix)
+rows = infer_clinical_rows_with_sample_lines(sample_lines_from_matrix(matrix_file), trait,
+                                             background_info)
+trait_row, age_row, gender_row = rows["trait_row"], rows["age_row"], rows["gender_row"]
+selected_clinical_data = None
+if trait_row is not None:
+    _, clinical_data = get_background_and_clinical_data(matrix_file,
+                                                        prefixes_b=rows["prefixes_b"])
+    converters = clinical_converters(clinical_data, rows, trait, background_info)
+    selected_clinical_data = geo_select_clinical_features(
+        clinical_data, trait=trait, trait_row=trait_row, convert_trait=converters["trait"],
+        age_row=age_row, convert_age=converters["age"], gender_row=gender_row,
+        convert_gender=converters["gender"])
+    print(preview_df(selected_clinical_data))
+print(trait_row, age_row, gender_row)
+""",
+    "gene_data_extraction": """
+from pathlib import Path
+from genotex.methods.rules.expression import geo_gene_table
+from utils.symbols import load_synonym_map
+gene_table = geo_gene_table(Path(in_cohort_dir), Path(soft_file), paths.gene_synonyms,
+                            load_synonym_map(paths.gene_synonyms))
+gene_data = gene_table.genes
+print(gene_table.note())
+""",
+    "gene_identifier_review": """
+requires_gene_mapping = False   # the table above is already mapped to gene symbols
+print(requires_gene_mapping)
+""",
+    "data_normalization_and_linking": """
+from genotex.methods.rules.tables import (CohortFiles, link_and_record, record_unavailable,
+                                          save_table)
+files = CohortFiles(out_dir, cohort)
+if gene_data is not None:
+    save_table(gene_data, files.gene)
+if gene_data is None or trait_row is None:
+    record_unavailable(files, gene_data is not None, trait_row is not None, "GenoAgent")
+else:
+    save_table(selected_clinical_data, files.clinical)
+    link_and_record(files, trait, selected_clinical_data, gene_data, "GenoAgent")
+print(read_json(json_path)[cohort])
+""",
+}
+
+DEMO_TCGA_CODE: Dict[str, str] = {
+    "initial_data_loading": TCGA_CODE["initial_data_loading"],
+    "select_demographic_features": """
+age_col = next(iter(tcga_age_candidates(clinical_data)), None)
+gender_col = next(iter(tcga_gender_candidates(clinical_data)), None)
+selected_clinical_data = tcga_select_clinical_features(clinical_data, trait, age_col=age_col,
+                                                       gender_col=gender_col)
+print(preview_df(selected_clinical_data))
+atomic_to_csv(selected_clinical_data.T, out_clinical_data_file)
+""",
+    "data_normalization_and_linking": """
+from pathlib import Path
+from genotex.methods.rules.expression import symbol_table
+from genotex.methods.rules.tables import (CohortFiles, link_and_record, record_unavailable,
+                                          save_table)
+files = CohortFiles(out_dir, cohort)
+gene_table = symbol_table(tcga_read_genetic_data(genetic_file), Path(genetic_file).name,
+                          paths.gene_synonyms)
+if gene_table.genes is None:
+    record_unavailable(files, False, True, "GenoAgent")
+else:
+    save_table(gene_table.genes, files.gene)
+    link_and_record(files, trait, selected_clinical_data, gene_table.genes, "GenoAgent")
+print(read_json(json_path)[cohort])
+""",
+}
+
+DEMO_STATISTICS_CODE: Dict[str, str] = {
+    "select_cohorts": STATISTICS_CODE["select_cohorts"],
+    "regression_analysis": """
+from genotex.regress.runner import RunSettings, run_problems
+from utils.problems import Problem
+done = run_problems([Problem(trait, condition)],
+                    RunSettings(data_root, output_root, gene_info_path, force=True),
+                    jobs=1, progress=False)
+print(done)
+""",
+}
