@@ -24,7 +24,9 @@ FIRST_WINDOW = 256
 #: Longest object read as a Python literal (``ast.literal_eval`` is slower).
 LITERAL_FALLBACK_CHARS = 4_000
 #: Objects tried before each occurrence of a searched key (nearest first).
-STARTS_PER_KEY = 8
+STARTS_PER_KEY = 4
+#: Occurrences of a searched key looked at, from the end (the answer is near the end).
+OCCURRENCES_PER_KEY = 256
 _DECODER = json.JSONDecoder()
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 #: Where an object can start: ``{}`` or ``{`` and a quoted key.
@@ -50,33 +52,43 @@ class _Budget:
     """
 
     def __init__(self, text: str) -> None:
-        self.left = 8 * len(text) + 1_000_000
+        self.left = 2 * len(text) + 65_536
 
     def spend(self, chars: int) -> bool:
-        """Whether ``chars`` more may be read (and take them)."""
-        if chars > self.left:
-            return False
+        """Take ``chars``; whether there were that many left."""
         self.left -= chars
-        return True
+        return self.left >= 0
+
+    @property
+    def spent(self) -> bool:
+        """Whether nothing is left."""
+        return self.left < 0
 
 
 def _decode_at(text: str, start: int, budget: _Budget) -> Optional[Tuple[Any, int]]:
-    """The JSON value starting at ``text[start]`` and its end, else None."""
+    """The JSON value starting at ``text[start]`` and its end, else None.
+
+    A failure costs the characters the decoder read; a window that ran out is
+    read again four times larger.
+    """
     window = FIRST_WINDOW
-    while True:
-        if not budget.spend(window):
-            return None
+    while not budget.spent:
         chunk = text[start:start + window]
         try:
             value, end = _DECODER.raw_decode(chunk)
+            budget.spend(end)
             return value, start + end
         except RecursionError:
+            budget.spend(len(chunk))
             return None
         except json.JSONDecodeError as error:
             ran_out = error.pos >= len(chunk) - 1 or error.msg.startswith("Unterminated")
             if not ran_out or start + window >= len(text):
+                budget.spend(error.pos + 1)
                 return None
+            budget.spend(len(chunk))
         window *= 4
+    return None
 
 
 def _bracketed_end(text: str, start: int, budget: _Budget) -> Optional[int]:
@@ -111,7 +123,7 @@ def object_spans(text: str) -> List[ObjectSpan]:
     found: List[ObjectSpan] = []
     budget = _Budget(text)
     position = 0
-    while True:
+    while not budget.spent:
         candidate = _OBJECT_START.search(text, position)
         if candidate is None:
             return found
@@ -126,6 +138,7 @@ def object_spans(text: str) -> List[ObjectSpan]:
         if end is not None:
             found.append(ObjectSpan(start, end))
             position = end
+    return found
 
 
 def decode_object(text: str) -> Optional[Any]:
@@ -159,7 +172,7 @@ def objects_with_key(text: str, key: str) -> Iterator[Dict[str, Any]]:
     patterns = (f'"{key}"', f"'{key}'")
     latest = {pattern: text.rfind(pattern) for pattern in patterns}
     limit = len(text)
-    while True:
+    for _ in range(OCCURRENCES_PER_KEY):
         for pattern in patterns:        # latest occurrence before the limit (rfind once each)
             if latest[pattern] >= limit:
                 latest[pattern] = text.rfind(pattern, 0, limit)

@@ -167,9 +167,16 @@ def _literal_only(statements: Sequence[ast.stmt]) -> bool:
         for s in statements)
 
 
+#: A name used, assigned or called: code, not a printed value (no parse needed).
+_CODE_SIGN = re.compile(r"(?m)^\s*(?:import|from|def|class|for|if|with|while|try)\b|"
+                        r"[A-Za-z_]\w*\s*(?:\(|=[^=]|\.\w)")
+
+
 def _runnable(block: Block, tagged: bool) -> bool:
     if not block.body.strip():
         return False
+    if tagged and not is_output_label(block.label) and _CODE_SIGN.search(block.body):
+        return True
     statements = _statements(block.body)
     output_shaped = statements is None or _literal_only(statements)
     if tagged:       # a tagged block with a syntax error runs (its error goes back to the model)
@@ -329,6 +336,26 @@ class DecisionReading:
     structured: Optional[Dict[str, Any]] = None
 
 
+def _word_matches(text: str, words: DecisionWords) -> List[Tuple[int, int]]:
+    """Spans of the decision words in ``text`` (whole words, any case), in order.
+
+    ``str.find`` on the lower-cased text: a case-insensitive regex alternation is
+    about a hundred times slower on megabyte replies.
+    """
+    lower = text.lower()
+    spans = set()
+    for word in sorted(words.yes_words + words.no_words, key=len, reverse=True):
+        at = lower.find(word)
+        while at >= 0:
+            end = at + len(word)
+            before = lower[at - 1] if at else " "
+            after = lower[end] if end < len(lower) else " "
+            if not (before.isalnum() or before in "-_") and not (after.isalnum() or after in "-_"):
+                spans.add((at, end))      # whole words: "approve" never matches in "approved"
+            at = lower.find(word, at + 1)
+    return sorted(spans)
+
+
 def _clean_line(line: str) -> str:
     return _LINE_PREFIX.sub("", _MARKUP.sub("", line).strip(" \t:.-")).strip()
 
@@ -339,7 +366,8 @@ def _negated(text: str, start: int) -> bool:
 
 
 def _structured_decision(text: str, words: DecisionWords) -> Optional[DecisionReading]:
-    for value in json_objects(text):
+    values = [v for key in words.json_keys for v in objects_with_key(text, key)]
+    for value in values:
         for candidate in nested_dicts(value):
             for key in words.json_keys:
                 raw = candidate.get(key)
@@ -360,31 +388,35 @@ def read_decision(text: str, words: DecisionWords = REVIEW_WORDS) -> DecisionRea
     if structured is not None:
         return structured
     pattern = words.pattern()
-    lines = text.split("\n")
-    on_lines: List[Tuple[str, int]] = []
-    for number, line in enumerate(lines):
-        cleaned = _clean_line(line)
+    matches = _word_matches(text, words)
+    on_lines: List[Tuple[str, int, int]] = []           # (decision, line start, line end)
+    for match_start, _ in matches:
+        start = text.rfind("\n", 0, match_start) + 1
+        if on_lines and on_lines[-1][1] == start:
+            continue
+        end = text.find("\n", match_start)
+        end = len(text) if end < 0 else end
+        cleaned = _clean_line(text[start:end])
         negation = re.match(r"(?:not|no)\s+", cleaned, re.IGNORECASE)
-        body = cleaned[negation.end():] if negation else cleaned
-        match = pattern.match(body)
-        if match is not None:
-            meaning = words.meaning(match.group(), negation is not None)
+        first = pattern.match(cleaned[negation.end():] if negation else cleaned)
+        if first is not None:
+            meaning = words.meaning(first.group(), negation is not None)
             if meaning is not None:
-                on_lines.append((meaning, number))
+                on_lines.append((meaning, start, end))
     if on_lines:
-        decisions = {meaning for meaning, _ in on_lines}
+        decisions = {meaning for meaning, _, _ in on_lines}
         if len(decisions) == 1:
-            rest = "\n".join(lines[on_lines[0][1] + 1:])
-            first = _clean_line(lines[on_lines[0][1]])
-            tail = pattern.split(first, maxsplit=1)[-1].strip(" :.-–—")
-            return DecisionReading(decisions.pop(), (tail + "\n" + rest).strip())
+            _, start, end = on_lines[0]
+            tail = pattern.split(_clean_line(text[start:end]), maxsplit=1)[-1].strip(" :.-–—")
+            return DecisionReading(decisions.pop(), (tail + "\n" + text[end + 1:]).strip())
         return DecisionReading(None, text)
     strong, weak = set(), set()
-    for match in pattern.finditer(text):
-        capitals = match.group().isupper() and len(match.group()) > 2
-        if not capitals and " ".join(match.group().lower().split()) in words.strong_only:
+    for match_start, match_end in matches:
+        word = text[match_start:match_end]
+        capitals = word.isupper() and len(word) > 2
+        if not capitals and " ".join(word.lower().split()) in words.strong_only:
             continue
-        meaning = words.meaning(match.group(), _negated(text, match.start()))
+        meaning = words.meaning(word, _negated(text, match_start))
         if meaning is not None:
             (strong if capitals else weak).add(meaning)
     found = strong or weak

@@ -533,3 +533,31 @@ class StyledScript:
     def left(self):
         """Answers queued but never asked for."""
         return self.script.left()
+
+
+def whole_demo_script(style_for: Any) -> StyledScript:
+    """Every demo cohort and problem, each task answered in ``style_for(task)`` (or one style).
+
+    The code is :mod:`tests.genotex.methods.genoagent.canned`'s ``DEMO_*`` code, which
+    takes the decisions with the library's own rules, so the tree matches ``rules``.
+    """
+    from genotex.methods.inputs import cohort_tasks
+    from tests.genotex.methods.genoagent.canned import (DEMO_GEO_CODE, DEMO_STATISTICS_CODE,
+                                                        DEMO_TCGA_CODE)
+    from utils.paths import resolve_paths
+    from utils.problems import enumerate_problems, load_task_info
+
+    paths = resolve_paths()
+    task_info = load_task_info(paths.task_info)
+    script = StyledScript(style_for)
+    for task in cohort_tasks(paths, sorted(task_info)):
+        code = DEMO_GEO_CODE if task.source == "GEO" else DEMO_TCGA_CODE
+        for step, text in code.items():
+            script.add("code", Code(text), step=step, task=task.key)
+        if task.source == "GEO":
+            script.add("plan", Plan("skip"), step="gene_annotation", task=task.key)
+            script.add("plan", Plan("skip"), step="gene_identifier_mapping", task=task.key)
+    for problem in enumerate_problems(task_info):
+        for step, text in DEMO_STATISTICS_CODE.items():
+            script.add("code", Code(text), step=step, task=str(problem))
+    return script

@@ -34,7 +34,7 @@ from tests.fake_llm_server import FakeLLM
 from tests.genotex.methods.genoagent import harness
 from tests.genotex.methods.genoagent.canned import GEO_CODE, HYPERTENSION_CLINICAL
 from tests.genotex.methods.reply_styles import (BY_NAME, STYLES, Code, Genes, Keep, Plan,
-                                                StyledScript, Verdict)
+                                                StyledScript, Verdict, whole_demo_script)
 from utils.paths import resolve_paths
 from utils.problems import enumerate_problems, load_task_info
 from utils.symbols import load_synonym_map
@@ -209,27 +209,6 @@ def test_genoagent_on_a_demo_series_in_every_style(tmp_path, name):
     assert outcome.usage.calls == 19 + script.followups
 
 
-def demo_script(style_for) -> StyledScript:
-    """Every demo cohort and problem, each task answered in the style ``style_for(task)``."""
-    from genotex.methods.inputs import cohort_tasks
-    from tests.genotex.methods.genoagent.canned import (DEMO_GEO_CODE, DEMO_STATISTICS_CODE,
-                                                        DEMO_TCGA_CODE)
-
-    script = StyledScript(style_for)
-    problems = enumerate_problems(TASK_INFO)
-    for task in cohort_tasks(PATHS, sorted(TASK_INFO)):
-        code = DEMO_GEO_CODE if task.source == "GEO" else DEMO_TCGA_CODE
-        for step, text in code.items():
-            script.add("code", Code(text), step=step, task=task.key)
-        if task.source == "GEO":
-            script.add("plan", Plan("skip"), step="gene_annotation", task=task.key)
-            script.add("plan", Plan("skip"), step="gene_identifier_mapping", task=task.key)
-    for problem in problems:
-        for step, text in DEMO_STATISTICS_CODE.items():
-            script.add("code", Code(text), step=step, task=str(problem))
-    return script
-
-
 @pytest.mark.slow
 def test_genoagent_on_the_whole_demo_with_the_styles_taking_turns(tmp_path):
     """16 cohorts and 37 problems; the styles take turns task by task (each style answers
@@ -242,7 +221,7 @@ def test_genoagent_on_the_whole_demo_with_the_styles_taking_turns(tmp_path):
         order.setdefault(task, STYLES[len(order) % len(STYLES)])
         return order[task]
 
-    script = demo_script(style_for)
+    script = whole_demo_script(style_for)
     problems = enumerate_problems(TASK_INFO)
     settings = replace(harness.TEST_SETTINGS, review_rounds=1)
     with FakeLLM(script) as server:
