@@ -302,7 +302,7 @@ class Method:
             yield run_isolated(PROBLEM, str(problem),
                                lambda: self.answer_problem(problem, ctx))
 
-    def prepare(self) -> None:
+    def prepare(self, ctx: "RunContext") -> None:
         """Check what the run needs before any task starts (the LLM methods probe their
         endpoint); raise :class:`RunAborted` to stop the run at once."""
 

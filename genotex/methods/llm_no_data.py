@@ -9,7 +9,6 @@ and written as the problem's ranked list. No input cohort is read.
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import Mapping
 
@@ -24,7 +23,6 @@ from genotex.methods.results import ranked_gene_document, write_result
 from utils.problems import Problem
 from utils.symbols import load_synonym_map
 
-logger = logging.getLogger(__name__)
 
 ROLE = "Geneticist"
 SYSTEM_PROMPT = ("You are an expert in human genetics. You answer from your knowledge of "
@@ -82,9 +80,9 @@ class LLMWithoutData(Method):
         return cls(config.require_chat(cls.name),
                    load_synonym_map(config.paths.gene_synonyms), config.prices, config.n_genes)
 
-    def prepare(self) -> None:
+    def prepare(self, ctx: RunContext) -> None:
         """Probe the endpoint before the first problem (a dead one stops the run)."""
-        logger.info("model endpoint: %s", self.chat.probe())
+        ctx.log.write("probe", endpoint=self.chat.probe())
 
     def _read(self, reply: ChatReply) -> Reading[GeneReading]:
         reading = read_gene_list(answer_text(reply.text), self.synonyms)

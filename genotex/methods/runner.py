@@ -210,7 +210,7 @@ def run_method(method: Method, paths: ProjectPaths, problems: Sequence[Problem],
     record = _Recorder(state, log, summary)
     log.write("run", method=method.name, problems=len(problems), tree=str(tree))
     try:
-        method.prepare()
+        method.prepare(ctx)
         if method.preprocesses:
             _run_cohorts(method, cohort_tasks(paths, traits_of(problems)), ctx, state,
                          record, summary)

@@ -87,9 +87,9 @@ class GenoAgent(Method):
         return cls(config.require_chat(cls.name), config.agent or AgentSettings(),
                    config.paths, config.prices)
 
-    def prepare(self) -> None:
+    def prepare(self, ctx: RunContext) -> None:
         """Probe the endpoint before any kernel starts (a dead one stops the run)."""
-        logger.info("model endpoint: %s", self.chat.probe())
+        ctx.log.write("probe", endpoint=self.chat.probe())
 
     def _sandbox(self, ctx: RunContext, key: str) -> SandboxSettings:
         environment = {name: str(getattr(self.paths, attribute))
