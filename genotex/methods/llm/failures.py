@@ -15,7 +15,8 @@ any 4xx naming an unknown model        stop run    ``model 'x' not found`` (Olla
 5xx (but 501)                          retry       the server is busy or failing
 200 with an ``error`` body, no choice  retry       proxies and gateways report failures so
 other 4xx (400, 413, 422, ...)         fail task   the request itself is refused (too long ...)
-DNS failure, connection refused        stop run    nothing listens there
+DNS failure, connection refused,       stop run    nothing listens there
+no route to the host
 connection reset / dropped / timeout   retry       counted by the circuit breaker
 =====================================  ==========  ===================================
 
@@ -26,6 +27,7 @@ a few consecutive failures to connect, whatever the requests.
 
 from __future__ import annotations
 
+import errno
 import re
 import socket
 import threading
@@ -76,6 +78,8 @@ def classify_exception(exc: BaseException) -> Tuple[str, str, bool]:
         return STOP_RUN, f"the host name does not resolve ({cause.strerror or cause})", True
     if isinstance(cause, ConnectionRefusedError):
         return STOP_RUN, "connection refused (no server listens there)", True
+    if isinstance(cause, OSError) and cause.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+        return STOP_RUN, f"no route to the host ({cause.strerror})", True
     connecting = isinstance(exc, urllib.error.URLError)
     if isinstance(cause, (socket.timeout, TimeoutError)):
         where = "connecting" if connecting else "waiting for the answer"

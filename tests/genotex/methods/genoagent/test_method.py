@@ -273,8 +273,14 @@ def test_the_task_time_limit_stops_the_task(tmp_path):
     script.queues[("code", "initial_data_loading", XENA)].insert(
         0, block("import time\ntime.sleep(120)"))
     with FakeLLM(script) as server:
-        outcome, _ = harness.run_cohort(tmp_path, server.base_url, XENA, time_limit=2.0)
+        outcome, ctx = harness.run_cohort(tmp_path, server.base_url, XENA, time_limit=2.0)
     assert outcome.status == "failed" and "time limit" in outcome.reason
+    # the timed-out task keeps its accounting (every call the log shows) and its notebook
+    llm = events(tmp_path, "llm")
+    assert outcome.usage.calls == len(llm) and outcome.seconds >= 2
+    assert outcome.usage.input_tokens == sum(e["input_tokens"] for e in llm)
+    notebook = (ctx.code_root / "Kidney_Chromophobe" / "Xena.ipynb").read_text("utf-8")
+    assert "The task failed" in notebook and "time limit" in notebook
 
 
 # --------------------------------------------------------------------------- ablations
