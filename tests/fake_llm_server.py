@@ -14,6 +14,7 @@ with :meth:`FakeLLM.fail` apply to the next chat requests, one each:
 ``echo-key``    ``401`` whose body repeats the request's ``Authorization`` header
 ``error-body``  ``200`` whose body is an ``error`` object and no choice (gateways do that)
 ``404``         ``404`` naming an unknown model
+``drop``        close the connection without an answer
 
 Structured output (:attr:`FakeLLM.structured`): ``"accept"`` takes any
 ``response_format`` (the default), ``"json_object"`` refuses ``json_schema``
@@ -164,6 +165,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "echo-key":
             echoed = json.dumps({"error": f"bad key {self.headers.get('Authorization')}"})
             self._send(401, echoed.encode())
+            return
+        if fault == "drop":
+            self.close_connection = True
+            self.connection.shutdown(2)
             return
         if fault == "error-body":
             self._send(200, b'{"error": {"message": "upstream overloaded", "code": 502}}')

@@ -213,6 +213,18 @@ def test_a_refused_connection_or_an_unknown_host_stops_the_run_at_once():
     assert sleeps == []                                  # no retry, no wait
 
 
+def test_dropped_connections_are_retried_until_the_breaker_opens():
+    sleeps = []
+    with FakeLLM(lambda body: "ok") as server:
+        server.fail("drop")
+        client = make_client(server, sleeps, attempts=6, max_connection_failures=3)
+        assert client.chat(MESSAGES).attempts == 2          # one drop: retried, fine
+        server.fail("drop", "drop", "drop")
+        with pytest.raises(EndpointError, match="failed 3 times in a row"):
+            client.chat(MESSAGES)
+    assert len(sleeps) == 1 + 2                            # the third failure stops at once
+
+
 def test_the_circuit_breaker_stops_after_consecutive_connection_failures():
     client = ChatClient(EndpointSettings("http://127.0.0.1:9/v1", "m",
                                          max_connection_failures=3), KEY)
