@@ -157,7 +157,7 @@ def check_installed_layout(bin_dir: Path, cwd: Path) -> None:
                        if p.is_dir() and not p.name.endswith(".dist-info")
                        and p.name != "__pycache__")
     assert top_level == sorted(PACKAGES)
-    for data in ("download/xena_cohorts.tsv", "download/cancer_traits.txt",
+    for data in ("utils/data/xena_cohorts.tsv", "utils/data/cancer_traits.txt",
                  "download/trait_diseases.tsv", "genotex/demo/plan.json"):
         assert (site / data).is_file(), data
 

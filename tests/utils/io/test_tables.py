@@ -1,19 +1,19 @@
-"""Tests for tools.preprocess.table_stream: marker-delimited sections across chunk boundaries."""
+"""Tests for utils.io.tables and utils.io.rows: sections across chunk boundaries, row widths."""
 
 from __future__ import annotations
 
+import gzip
 import io
 
 import numpy as np
 import pytest
 
 from tests.hang_guard import fail_after
-from tools.preprocess.table_stream import (DEFAULT_CHUNK_SIZE, LineStream, newline_offsets,
-                                           open_lines,
-                                           row_problem, separators_per_line,
-                                           unterminated_problem)
 from utils.errors import InputFileError
-from utils.io import GZIP_MAX_INPUT_BYTES, GZIP_OUTPUT_PER_INPUT
+from utils.io.gzip_stream import GZIP_MAX_INPUT_BYTES, GZIP_OUTPUT_PER_INPUT
+from utils.io.rows import newline_offsets, separators_per_line
+from utils.io.tables import (DEFAULT_CHUNK_SIZE, LineStream, open_lines, row_problem,
+                             unterminated_problem)
 
 TABLE = b"".join(b"row%d\t%d\n" % (i, i) for i in range(500))
 DATA = b"head 1\nhead 2\n" + TABLE + b"!end\ntail\n"
@@ -260,3 +260,21 @@ def test_open_lines_names_the_file_when_memory_runs_out(tmp_path):
 def test_a_line_stream_reads_the_largest_gzip_block_whole():
     """The chunk size matches the gzip reader's largest block (none is sliced in two)."""
     assert DEFAULT_CHUNK_SIZE == GZIP_MAX_INPUT_BYTES * GZIP_OUTPUT_PER_INPUT
+
+
+def test_open_lines_checks_the_rest_of_a_gzip_file_when_the_reader_stops_early(tmp_path):
+    """Leaving the block normally inflates what was not read; an error leaves at once."""
+    rows = b"".join(b"row%d\t%d\n" % (i, i) for i in range(200_000))
+    packed = gzip.compress(b"head\n" + rows)
+    whole, cut = tmp_path / "whole.txt.gz", tmp_path / "cut.txt.gz"
+    whole.write_bytes(packed)
+    cut.write_bytes(packed[:len(packed) // 2])
+    with open_lines(whole) as stream:
+        assert stream.readline() == "head"
+    with pytest.raises(InputFileError, match="cut.txt.gz: truncated gzip file"):
+        with open_lines(cut) as stream:
+            assert stream.readline() == "head"
+    with pytest.raises(ValueError, match="the reader's own"):  # not masked by the check
+        with open_lines(cut) as stream:
+            stream.readline()
+            raise ValueError("the reader's own error")
