@@ -29,7 +29,7 @@ import gzip
 import os
 import sys
 import tempfile
-import time
+import timeit
 from pathlib import Path
 from typing import Callable
 
@@ -46,12 +46,7 @@ def _load() -> str:
 
 def best_of(step: Callable[[], object], repeat: int) -> float:
     """Best wall time of ``repeat`` calls, seconds."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return min(timeit.repeat(step, number=1, repeat=repeat))
 
 
 def write_linked_table(path: Path, seed: int = 0) -> None:
