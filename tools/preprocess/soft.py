@@ -31,7 +31,7 @@ from utils.input_safety import ReadLimits
 from utils.io import FALLBACK_ERRORS, PathLike, decode_text
 from utils.io.rows import first_bad_row
 from utils.io.tables import (LineStream, TableSection, open_lines, row_problem,
-                             unterminated_problem)
+                             row_width_error, unterminated_problem)
 from utils.symbols import load_synonym_map, synonym_map_path
 
 logger = logging.getLogger(__name__)
@@ -216,9 +216,8 @@ def _read_plain_table(stream: LineStream, path: Path) -> pd.DataFrame:
         header = next(csv.reader([decode_text(first)]), [])
         bad = first_bad_row(data, len(header), ",", header_line)
         if bad is not None:
-            raise InputFileError(path, f"annotation table row has {bad[1]} fields, expected "
-                                 f"{len(header)} (as in the table header at line "
-                                 f"{header_line})", line=bad[0])
+            raise row_width_error(path, "annotation table row", bad[0], bad[1], len(header),
+                                  header_line)
         table = _parse_plain_table(io.BytesIO(data), path, ",", header_line)
     problem = unterminated_problem(path, section)
     if problem is not None:

@@ -70,6 +70,12 @@ def decode_text(data: bytes) -> str:
     """
     return data.decode("utf-8", errors=FALLBACK_ERRORS)
 
+def _too_large(path: PathLike, size: int, max_bytes: int) -> InputFileError:
+    """The error of a file over the size cap."""
+    return InputFileError(path, f"file of {size} bytes, more than the limit of {max_bytes} "
+                          "bytes for one input file")
+
+
 def _open_regular(path: Path) -> IO[bytes]:
     """Open ``path`` for binary reading; refuse anything but a regular file.
 
@@ -136,8 +142,7 @@ def open_binary(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> IO[bytes]:
             return CheckedGzip(handle, path, max_bytes)
         size = os.fstat(handle.fileno()).st_size
         if size > max_bytes:
-            raise InputFileError(path, f"file of {size} bytes, more than the limit of "
-                                 f"{max_bytes} bytes for one input file")
+            raise _too_large(path, size, max_bytes)
     except BaseException:
         handle.close()
         raise
@@ -148,7 +153,7 @@ def read_raw_bytes(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> bytes:
     """The bytes of a file as stored (gzip left compressed), from a regular file only.
 
     For readers that need the stored bytes themselves (a digest of the file)
-    before they decompress them with :func:`utils.io.gzip_stream.inflate_bytes`.
+    before they take their content with :func:`content_of`.
 
     Raises
     ------
@@ -160,8 +165,7 @@ def read_raw_bytes(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> bytes:
     with _open_regular(path) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > max_bytes:
-            raise InputFileError(path, f"file of {size} bytes, more than the limit of "
-                                 f"{max_bytes} bytes for one input file")
+            raise _too_large(path, size, max_bytes)
         try:
             return handle.read()
         except OSError as exc:
@@ -181,8 +185,7 @@ def content_of(data: bytes, path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) ->
     if data[:len(GZIP_MAGIC)] == GZIP_MAGIC:
         return inflate_bytes(data, path, max_bytes)
     if len(data) > max_bytes:
-        raise InputFileError(path, f"file of {len(data)} bytes, more than the limit of "
-                             f"{max_bytes} bytes for one input file")
+        raise _too_large(path, len(data), max_bytes)
     return data
 
 

@@ -36,15 +36,16 @@ class RowWidths:
     only a block holding a row of the wrong width (or a blank row) is split
     and walked line by line. The unfinished last line waits for the next
     block. A stray marker line has no separator, so it costs no extra scan:
-    it is a row of the wrong width in a strict table, and a row without any
-    separator makes an ``allow_short`` block take the slow path.
+    it is a row of the wrong width, found on the slow path.
+
+    Every row must have ``n_fields`` fields: shorter rows are not accepted
+    either (a cell removed shifts the cells after it one column left).
     """
 
-    def __init__(self, first_line: int, n_fields: int, allow_short: bool,
-                 sep: bytes = b"\t", stray_markers: Tuple[bytes, ...] = ()) -> None:
+    def __init__(self, first_line: int, n_fields: int, sep: bytes = b"\t",
+                 stray_markers: Tuple[bytes, ...] = ()) -> None:
         self._line = first_line  # file line number of the first unchecked line
         self._seps_per_row = n_fields - 1
-        self._allow_short = allow_short
         self._sep = sep
         self._markers = stray_markers
         self._pending: List[bytes] = []  # pieces of the unfinished last line
@@ -66,7 +67,7 @@ class RowWidths:
         if data[last_newline + 1:]:
             self._pending.append(data[last_newline + 1:])
         bad = None
-        if not self._widths_pass(int(seps.min()), int(seps.max())):
+        if seps.min() != self._seps_per_row or seps.max() != self._seps_per_row:
             lines = data[:last_newline].split(b"\n")
             lines[0] = head + lines[0]
             bad = self._first_bad(lines, seps.tolist())
@@ -80,13 +81,7 @@ class RowWidths:
         if not line:
             return None
         found = line.count(self._sep)
-        return None if self._widths_pass(found, found) else self._first_bad([line], [found])
-
-    def _widths_pass(self, lowest: int, highest: int) -> bool:
-        """Whether lines with these least and most separators are all acceptable."""
-        expected = self._seps_per_row
-        return highest <= expected and (lowest == expected or (
-            self._allow_short and not (self._markers and lowest == 0)))
+        return None if found == self._seps_per_row else self._first_bad([line], [found])
 
     def _first_bad(self, lines: List[bytes], seps: List[int]) -> Optional[Tuple[int, int]]:
         """Walk the lines (with their separator counts): the first bad row, or None."""
@@ -97,9 +92,7 @@ class RowWidths:
             stray = next((m for m in self._markers if line.startswith(m)), None)
             if stray is not None:  # reported as a stray marker (see row_problem)
                 self.stray = self.stray or (self._line + offset, stray.decode("ascii"))
-                return self._line + offset, found + 1
-            if found > expected or not self._allow_short:
-                return self._line + offset, found + 1
+            return self._line + offset, found + 1
         return None
 
 

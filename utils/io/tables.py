@@ -99,8 +99,7 @@ def open_lines(path: PathLike, limits: Optional[ReadLimits] = None) -> Iterator[
 
 
 def row_problem(path: PathLike, section: "TableSection", what: str, n_fields: int,
-                header_line: Optional[int] = None,
-                allow_short: bool = False) -> Optional[InputFileError]:
+                header_line: Optional[int] = None) -> Optional[InputFileError]:
     """The error for the first stray marker or wrong-width row of a read section, if any.
 
     Parameters
@@ -114,8 +113,6 @@ def row_problem(path: PathLike, section: "TableSection", what: str, n_fields: in
         Fields of the table header.
     header_line : int, optional
         Line of the table header, named in the message.
-    allow_short : bool
-        Whether shorter rows were accepted ("expected at most").
     """
     stray, bad = section.stray_marker, section.bad_row
     if stray is not None and (bad is None or stray[0] <= bad[0]):
@@ -124,10 +121,21 @@ def row_problem(path: PathLike, section: "TableSection", what: str, n_fields: in
                               line=stray[0])
     if bad is None:
         return None
+    return row_width_error(path, what, bad[0], bad[1], n_fields, header_line)
+
+
+def row_width_error(path: PathLike, what: str, line: int, found: int, n_fields: int,
+                    header_line: Optional[int] = None) -> InputFileError:
+    """The error of a row with ``found`` fields where the header has ``n_fields``.
+
+    Examples
+    --------
+    >>> print(row_width_error("a.txt", "annotation table row", 7, 2, 3, header_line=1))
+    a.txt:7: annotation table row has 2 fields, expected 3 (as in the table header at line 1)
+    """
     where = f" (as in the table header at line {header_line})" if header_line else ""
-    at_most = "at most " if allow_short else ""
-    return InputFileError(path, f"{what} has {bad[1]} fields, expected {at_most}{n_fields}"
-                          f"{where}", line=bad[0])
+    return InputFileError(path, f"{what} has {found} fields, expected {n_fields}{where}",
+                          line=line)
 
 
 def unterminated_problem(path: PathLike, section: "TableSection") -> Optional[InputFileError]:
@@ -275,8 +283,7 @@ class LineStream:
         return self._buf.startswith(prefix, self._pos)
 
     def section(self, end_marker: Optional[str], n_fields: Optional[int] = None,
-                allow_short: bool = False, sep: str = "\t",
-                stray_markers: Sequence[str] = ()) -> "TableSection":
+                sep: str = "\t", stray_markers: Sequence[str] = ()) -> "TableSection":
         """A file-like view of the lines up to the line starting with ``end_marker``.
 
         The view is positioned at the current line; reading it to the end
@@ -285,8 +292,8 @@ class LineStream:
         ``n_fields``, rows are checked as they are read (see :class:`TableSection`).
         """
         return TableSection(self, None if end_marker is None
-                            else end_marker.encode("ascii"), n_fields, allow_short,
-                            sep=sep, stray_markers=stray_markers)
+                            else end_marker.encode("ascii"), n_fields, sep=sep,
+                            stray_markers=stray_markers)
 
 
 class TableSection(io.RawIOBase):
@@ -300,9 +307,7 @@ class TableSection(io.RawIOBase):
         The section ends before the first line starting with it (None: end of file).
     n_fields : int, optional
         Expected ``sep``-separated fields per row; when given, every row read is
-        checked and the first bad one is kept in :attr:`bad_row`.
-    allow_short : bool
-        Accept rows with fewer fields (missing trailing cells).
+        checked and the first bad one (more or fewer fields) is kept in :attr:`bad_row`.
     sep : str
         Field separator counted by the width check (one character; quotes are
         not interpreted).
@@ -333,8 +338,8 @@ class TableSection(io.RawIOBase):
     """
 
     def __init__(self, stream: LineStream, end_marker: Optional[bytes],
-                 n_fields: Optional[int] = None, allow_short: bool = False,
-                 sep: str = "\t", stray_markers: Sequence[str] = ()) -> None:
+                 n_fields: Optional[int] = None, sep: str = "\t",
+                 stray_markers: Sequence[str] = ()) -> None:
         super().__init__()
         self._stream = stream
         self._marker = end_marker
@@ -346,7 +351,7 @@ class TableSection(io.RawIOBase):
         self.stray_marker: Optional[Tuple[int, str]] = None
         self.unterminated_line: Optional[int] = None
         self._rows = None if n_fields is None else RowWidths(
-            self.first_line, n_fields, allow_short, sep.encode("ascii"),
+            self.first_line, n_fields, sep.encode("ascii"),
             tuple(m.encode("ascii") for m in stray_markers))
         self._lengths = _LineLengths(stream.path, self.first_line, stream.max_line_bytes)
         self._last_byte = b"\n"
