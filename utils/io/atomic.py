@@ -7,8 +7,9 @@
   temporary files of its folder that no live writer holds, i.e. those a killed
   process (``kill -9``, power loss) left behind. (POSIX; elsewhere stale
   temporary files are left for the user to remove.)
-* Tables are written by :func:`atomic_to_csv`, the one seam every CSV table of
-  the project goes through: a faster writer replaces its body, not its callers.
+* DataFrames are written by :func:`atomic_to_csv`, the one seam every CSV table
+  of the project's frames goes through: a faster writer replaces its body, not
+  its callers.
 """
 
 from __future__ import annotations
@@ -176,6 +177,13 @@ def atomic_write_json(path: PathLike, obj: Any, indent: int | None = 4) -> None:
 
 
 def atomic_to_csv(df, path: PathLike, **to_csv_kwargs: Any) -> None:
-    """Atomically write a DataFrame as CSV (``DataFrame.to_csv`` arguments)."""
+    """Atomically write a DataFrame as CSV (``DataFrame.to_csv`` arguments).
+
+    The table-writing seam: every DataFrame the project writes as CSV (gene,
+    clinical and linked tables, notebooks included) goes through here, so a faster
+    writer replaces this body, not its callers. The bytes must stay those of
+    ``DataFrame.to_csv`` with the same arguments (the demo outputs are compared
+    byte for byte).
+    """
     with atomic_write(path, "w", newline="") as handle:
         df.to_csv(handle, **to_csv_kwargs)

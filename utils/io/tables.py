@@ -55,8 +55,9 @@ from utils.io.types import PathLike
 
 #: Bytes a :class:`LineStream` asks its file for at a time: as many as the largest block
 #: the gzip reader hands out (:data:`utils.io.gzip_stream.GZIP_MAX_INPUT_BYTES` x
-#: :data:`utils.io.gzip_stream.GZIP_OUTPUT_PER_INPUT`), so its blocks come whole, never sliced. Reading
-#: a 99 MB series matrix is 5-10 % faster than with 1 MiB (benchmarks/README.md).
+#: :data:`utils.io.gzip_stream.GZIP_OUTPUT_PER_INPUT`), so its blocks come whole, never
+#: sliced. Reading a 99 MB series matrix is 5-10 % faster than with 1 MiB
+#: (benchmarks/README.md).
 DEFAULT_CHUNK_SIZE = 4 << 20
 
 
