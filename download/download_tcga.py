@@ -21,13 +21,13 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
                           setup_logging, state_dir_from_args, stop_at_unresolved_host)
 from download.fetch import DownloadError, NameResolutionError, RunDeadlineExceeded
-from download.tcga import (COHORT_TABLE, GENE_DATASETS, plan_cohort, read_cohort_table,
-                           select_cohorts, xena_base_url)
+from download.tcga import GENE_DATASETS, plan_cohort, select_cohorts, xena_base_url
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
 from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.problems import load_task_info
+from utils.tcga_cohorts import COHORT_TABLE, read_cohort_table
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "task_info.json is absent)")
     parser.add_argument("--table", default=COHORT_TABLE, metavar="TSV",
                         help="cohort table: code, Xena cohort, folder, traits "
-                             "(default: xena_cohorts.tsv, shipped in the download package)")
+                             "(default: xena_cohorts.tsv, shipped in the utils package)")
     parser.add_argument("--xena-url", default=None, metavar="URL",
                         help="hub download root (env GENOTEX_XENA_URL; default: the TCGA "
                              "hub's public bucket)")

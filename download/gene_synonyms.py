@@ -30,10 +30,10 @@ from typing import Dict, Iterable, Optional, Set
 
 import pandas as pd
 
-from tools.preprocess.table_stream import open_lines, row_problem, unterminated_problem
 from utils.errors import InputFileError
 from utils.input_safety import ReadLimits
 from utils.io import FALLBACK_ERRORS, PathLike, atomic_write, decode_text, dumps_json, read_text
+from utils.io.tables import open_lines, row_problem, unterminated_problem
 
 logger = logging.getLogger(__name__)
 

@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 from download.parquet_rows import PARQUET_SUFFIX, is_parquet, iter_row_groups
-from download.tables import TableSource, packaged_table, read_table
+from download.tables import packaged_table
 from utils.errors import InputFileError
-from utils.io import PathLike, open_text
+from utils.io import PathLike, TableSource, open_text, read_table
 from utils.logs import progress as progress_bar
 from utils.symbols import normalize_symbols
 

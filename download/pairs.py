@@ -9,7 +9,7 @@ entities, ``Age`` and ``Gender``, filtered by these rules:
    sex-specific.
 3. ``Obesity`` and ``Hypertension`` are conditions of every other trait.
 4. A male-specific and a female-specific entity never pair.
-5. No cancer x cancer pairs (the committed list ``download/cancer_traits.txt``).
+5. No cancer x cancer pairs (the committed list ``utils/data/cancer_traits.txt``).
 6. Any other pair is kept when the Jaccard index of the two related-gene sets
    reaches the threshold (paper 0.1; the upstream notebook used 0.2).
 
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Sequence, Tuple
 
-from download.tcga import read_cancer_traits
 from utils.columns import AGE, GENDER
+from utils.tcga_cohorts import read_cancer_traits
 
 CONDITION_ONLY = frozenset({"Vitamin_D_Levels", "LDL_Cholesterol_Levels"})
 UNIVERSAL_CONDITIONS = frozenset({"Obesity", "Hypertension"})
@@ -51,7 +51,7 @@ class PairRules:
     inclusive : bool
         ``J >= threshold`` when True (default), ``J > threshold`` when False.
     cancers : frozenset of str
-        Traits that are cancers (default: ``download/cancer_traits.txt``).
+        Traits that are cancers (default: ``utils/data/cancer_traits.txt``).
     """
 
     threshold: float = PAPER_THRESHOLD

@@ -20,11 +20,11 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 
 from download.pairs import (PAPER_THRESHOLD, PairRules, build_task_info, compare_conditions,
                             format_sweep, threshold_sweep)
-from download.tcga import CANCER_TRAITS, read_cancer_traits
 from utils.errors import InputFileError
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.problems import load_task_info
 from utils.schemas.task_info import write_task_info
+from utils.tcga_cohorts import CANCER_TRAITS, read_cancer_traits
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "the benchmark)")
     parser.add_argument("--cancer-list", default=CANCER_TRAITS, metavar="PATH",
                         help="traits that are cancers, one per line "
-                             "(default: cancer_traits.txt, shipped in the download package)")
+                             "(default: cancer_traits.txt, shipped in the utils package)")
     parser.add_argument("--output", metavar="PATH", default=None,
                         help="write the new task info here instead of over --task-info")
     parser.add_argument("--compare", metavar="JSON", default=None,

@@ -36,7 +36,7 @@ from typing import (Any, Callable, Container, Dict, FrozenSet, List, Mapping, Op
 
 from utils.columns import AGE, GENDER, gene_columns
 from utils.errors import InputFileError
-from utils.io import PathLike, open_text, read_json
+from utils.io import PathLike, check_complete, open_text, read_json
 from utils.problems import Problem, related_genes
 from utils.schemas.base import FormatError
 from utils.schemas.cohort_info import check_cohort_info_root, parse_cohort_info
@@ -423,13 +423,17 @@ class LinkedTableIndex:
 def read_csv_header(path: PathLike) -> List[str]:
     """First row of a (possibly gzipped) CSV file.
 
+    A gzip file is inflated to its end (:func:`utils.io.check_complete`): a table
+    cut short is refused here, not only when it is read whole.
+
     Raises
     ------
     InputFileError
-        When the file is missing or empty.
+        When the file is missing or empty, or its gzip stream is cut short or damaged.
     """
     with open_text(path) as handle:
         row = next(csv.reader(handle), None)
+        check_complete(handle)
     if not row:
         raise InputFileError(path, "empty CSV file (no header row)")
     return row

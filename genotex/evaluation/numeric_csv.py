@@ -6,9 +6,10 @@ cell is a number or a missing-value token (``''``, ``NA``, ``NaN``, ``N/A``, ``n
 wrong number of fields, binary content or invalid UTF-8 (predictions) raises
 :class:`genotex.evaluation.statuses.ItemError` naming the file and line.
 
-Speed: unquoted bodies are parsed by :func:`_parse_rows_fast` (a NumPy pass finds rows
-and fields, pandas' C parser reads every cell as one column, whatever the table's
-width); quoted ones by the :mod:`csv` module.
+Speed: unquoted bodies are parsed by :func:`utils.io.numeric_table.parse_numeric_rows`
+(the project's one fast parser of such tables: a NumPy pass finds rows and fields,
+pandas' C parser reads every cell as one column, whatever the table's width); quoted
+ones by the :mod:`csv` module.
 """
 
 from __future__ import annotations
@@ -17,18 +18,15 @@ import csv
 import io
 import math
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 import numpy as np
-import pandas as pd
 
 from genotex.evaluation.statuses import EMPTY, MALFORMED, ItemError
 from genotex.evaluation.untrusted import BOM, decode_content
+from utils.errors import InputFileError
 from utils.io import decode_text
-
-_NA_TOKENS = frozenset(["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
-                        "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None",
-                        "n/a", "nan", "null"])
+from utils.io.numeric_table import NA_TOKENS, parse_numeric_rows
 
 
 def split_header(text: str, path: Path) -> List[str]:
@@ -45,7 +43,7 @@ def split_header(text: str, path: Path) -> List[str]:
 
 def _to_float(cell: str) -> float:
     token = cell.strip()
-    if token in _NA_TOKENS:
+    if token in NA_TOKENS:
         return math.nan
     return float(token)
 
@@ -83,69 +81,6 @@ def _is_number(cell: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _parse_rows_fast(work: bytearray, n_columns: int, path: Path
-                     ) -> Optional[Tuple[List[str], np.ndarray]]:
-    """Fast path for unquoted numeric CSV bodies (already validated text).
-
-    ``work`` is a private copy of the body (modified in place). Finds line
-    ends and commas with NumPy, checks every row's field count, overwrites
-    the row labels with ``0`` and the commas with newlines, and parses every
-    cell as one column with pandas' C parser, which is fast whatever the
-    table's width. Returns None when a value does not parse, so that the slow
-    path can name the offending cell.
-    """
-    end = len(work)
-    while end and work[end - 1] == 10:
-        end -= 1
-    if not end:
-        return [], np.empty((0, n_columns))
-    buf = np.frombuffer(work, dtype=np.uint8, count=end)
-    ends = np.append(np.flatnonzero(buf == 10), end)
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    line_numbers: Optional[List[int]] = None
-    if np.any(starts == ends):  # drop blank lines, remembering the line numbers
-        lines = bytes(work[:end]).split(b"\n")
-        line_numbers = [k + 2 for k, line in enumerate(lines) if line]
-        work = bytearray(b"\n".join(line for line in lines if line))
-        end = len(work)
-        buf = np.frombuffer(work, dtype=np.uint8, count=end)
-        ends = np.append(np.flatnonzero(buf == 10), end)
-        starts = np.concatenate(([0], ends[:-1] + 1))
-    commas = np.flatnonzero(buf == 44)
-    first = np.searchsorted(commas, starts)
-    counts = np.searchsorted(commas, ends) - first
-    bad = np.flatnonzero(counts != n_columns)
-    if bad.size:
-        row = int(bad[0])
-        line = line_numbers[row] if line_numbers else row + 2
-        raise ItemError(path, MALFORMED, f"row has {int(counts[row]) + 1} fields, the header "
-                        f"has {n_columns + 1}", line=line)
-    label_end = commas[first]
-    raw = memoryview(work)
-    labels = decode_text(b"\n".join([raw[a:b] for a, b in zip(starts.tolist(),
-                                                            label_end.tolist())])).split("\n")
-    lengths = label_end - starts
-    shift = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-    buf[shift + np.arange(shift.size)] = ord("0")  # labels become numeric tokens
-    # No empty cell and no letter that can start a missing-value token: skip
-    # pandas' NA matching (about 15 % faster).
-    last_comma = commas[first + n_columns - 1]
-    plain = not (np.any(label_end == starts) or np.any(last_comma + 1 == ends)
-                 or np.any(np.diff(commas) == 1)
-                 or any(work.find(c, 0, end) >= 0 for c in (b"N", b"n", b"#", b"<")))
-    buf[commas] = ord("\n")
-    cells = memoryview(work)[:end]
-    try:
-        column = pd.read_csv(io.BytesIO(cells), header=None, names=["v"], dtype=np.float64,
-                             skip_blank_lines=False, na_filter=not plain,
-                             engine="c")["v"].to_numpy()
-    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
-        return None
-    if column.size != starts.size * (n_columns + 1):
-        return None
-    return labels, column.reshape(starts.size, n_columns + 1)[:, 1:]
 
 
 def parse_numeric_csv(data: bytes, path: Path, strict: bool = True
@@ -196,7 +131,10 @@ def parse_numeric_csv(data: bytes, path: Path, strict: bool = True
     parsed = None
     body = memoryview(data)[newline + 1:]
     if data.find(b'"', newline + 1) < 0:
-        parsed = _parse_rows_fast(bytearray(body), n_columns, path)
+        try:
+            parsed = parse_numeric_rows(body, n_columns, path)
+        except InputFileError as exc:  # a row of another width
+            raise ItemError(path, MALFORMED, exc.problem, line=exc.line) from None
     if parsed is None:
         parsed = _parse_rows_slow(decode_text(bytes(body)), n_columns, path)
     labels, values = parsed

@@ -19,7 +19,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 
 from genotex.evaluation.statuses import EMPTY, MALFORMED, MISSING, ItemError
 from utils.errors import InputFileError
-from utils.io import GZIP_MAGIC, PathLike, decode_text, open_binary
+from utils.io import GZIP_MAGIC, PathLike, check_complete, decode_text, open_binary
 
 MIB = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
@@ -216,17 +216,24 @@ class ConfinedFiles:
     def read_first_line(self, path: PathLike) -> str:
         """The first line of a text file (capped, decoded, line end removed).
 
+        A gzip file is inflated to its end (output discarded) so that a stream
+        cut short is refused here too, up to the largest table the evaluator
+        reads at all (``table_size_ratio`` x ``max_table_bytes``).
+
         Raises
         ------
         ItemError
-            ``empty`` for a blank first line; see also :meth:`check`.
+            ``empty`` for a blank first line; ``malformed`` for a damaged gzip
+            stream; see also :meth:`check`.
         """
         path = Path(path)
         real, _ = self.check(path)
         cap = self.limits.max_header_bytes
+        largest = int(self.limits.table_size_ratio * self.limits.max_table_bytes)
         try:
-            with open_binary(real) as handle:
+            with open_binary(real, max(largest, cap + 1)) as handle:
                 line = handle.readline(cap + 1)
+                check_complete(handle)
         except InputFileError as exc:
             raise ItemError(path, MALFORMED, exc.problem) from None
         except OSError as exc:

@@ -2,7 +2,7 @@
 
 GEO cohorts are the folders ``input/GEO/<Trait>/<GSE>/``; TCGA cohorts are the
 Xena folders ``input/TCGA/<folder>/``, each serving the traits that
-``download/xena_cohorts.tsv`` maps to it (a folder the table does not know is
+``utils/data/xena_cohorts.tsv`` maps to it (a folder the table does not know is
 read as ``TCGA_<Trait>_(<CODE>)``). Order is deterministic: GEO by trait and
 accession, then TCGA by trait.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterable, List, Optional, Set
 
-from download.tcga import read_cohort_table
 from genotex.methods.base import CohortTask
 from utils.paths import ProjectPaths
 from utils.problems import Problem
+from utils.tcga_cohorts import read_cohort_table
 
 TCGA_COHORT = "Xena"
 _FOLDER = re.compile(r"^TCGA_(?P<trait>.+)_\([A-Za-z0-9]+\)$")

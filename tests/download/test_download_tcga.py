@@ -16,13 +16,11 @@ import pytest
 from tests.fake_download_server import FakeHub
 
 from download import download_tcga
-from download.tcga import (XenaCohort, read_cancer_traits, read_cohort_table, select_cohorts,
-                           trait_cohort_map)
-from utils.errors import InputFileError
+from download.tcga import select_cohorts
+from utils.tcga_cohorts import read_cohort_table
 
 from tests.conftest import REPO_ROOT as _ROOT
 REPO = _ROOT
-SHARED_TASK_INFO = REPO.parent / "shared" / "data" / "opentargets" / "genomas_task_info.json"
 
 CLINICAL = (b"sampleID\tage_at_initial_pathologic_diagnosis\tgender\n"
             b"TCGA-05-4244-01\t70\tMALE\nTCGA-05-4249-11\t67\tFEMALE\n")
@@ -55,43 +53,6 @@ def args(hub: FakeHub, tmp_path: Path, *extra: str) -> list[str]:
 
 def tree(folder: Path) -> dict:
     return {p.name: p.read_bytes() for p in folder.iterdir()} if folder.is_dir() else {}
-
-
-def test_table_maps_cancer_traits_only():
-    cohorts = read_cohort_table()
-    cancers = set(read_cancer_traits())
-    mapping = trait_cohort_map(cohorts)
-    assert set(mapping) <= cancers
-    assert mapping["Lung_Cancer"] == "TCGA_Lung_Cancer_(LUNG)"
-    assert mapping["Large_B-cell_Lymphoma"] == "TCGA_Large_Bcell_Lymphoma_(DLBC)"
-    assert mapping["Endometrioid_Cancer"] == mapping["Uterine_Corpus_Endometrial_Carcinoma"]
-    # every cancer trait but Retinoblastoma (no TCGA project) has exactly one cohort
-    assert cancers - set(mapping) == {"Retinoblastoma"}
-    assert len(cohorts) == 36 and len(mapping) == 34
-
-
-def test_cancer_list_matches_the_real_trait_names():
-    if not SHARED_TASK_INFO.exists():
-        pytest.skip(f"real task info not available: {SHARED_TASK_INFO}")
-    traits = set(json.loads(SHARED_TASK_INFO.read_text(encoding="utf-8")))
-    assert set(read_cancer_traits()) <= traits
-    assert len(read_cancer_traits()) == 35
-
-
-def test_table_rejects_non_cancer_traits(tmp_path):
-    table = tmp_path / "t.tsv"
-    table.write_text("code\txena_cohort\tfolder\ttraits\n"
-                     "LUAD\tTCGA Lung Adenocarcinoma (LUAD)\tTCGA_Lung_(LUAD)\tAsthma\n")
-    with pytest.raises(InputFileError, match=r"t\.tsv:2: LUAD: TCGA cohorts serve cancer"):
-        read_cohort_table(table)
-
-
-def test_names_and_urls():
-    cohort = XenaCohort("LUAD", "TCGA Lung Adenocarcinoma (LUAD)", "TCGA_Lung_(LUAD)", ())
-    assert cohort.file_name("clinicalMatrix") == "TCGA.LUAD.sampleMap_LUAD_clinicalMatrix"
-    assert cohort.file_name("HiSeqV2_PANCAN") == "TCGA.LUAD.sampleMap_HiSeqV2_PANCAN.gz"
-    assert cohort.url("https://hub/download/", "HiSeqV2") == \
-        "https://hub/download/TCGA.LUAD.sampleMap%2FHiSeqV2.gz"
 
 
 def test_selection_by_code_and_by_trait():

@@ -78,7 +78,7 @@ def test_build_task_info_shape():
 
 # --- reproduction of the real benchmark (132 traits, 1,252 conditions) ------------------
 # Golden numbers derived by running select_conditions on the related_genes of
-# ../shared/data/opentargets/genomas_task_info.json with download/cancer_traits.txt and
+# ../shared/data/opentargets/genomas_task_info.json with utils/data/cancer_traits.txt and
 # comparing the ordered (trait, condition) pairs with the file's own conditions.
 # The 1,252 = Age 130 + Gender 121 + Obesity 129 + Hypertension 129 + 743 trait pairs.
 GOLDEN = {  # threshold: (computed conditions, reproduced of 1,252, extra)

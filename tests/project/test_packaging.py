@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Dict
 
 import pytest
@@ -97,15 +97,24 @@ def test_no_module_finds_data_through_its_own_file():
     assert not offenders, offenders
 
 
+def _matches_whole(relative: PurePosixPath, pattern: str) -> bool:
+    """Whether a setuptools package-data glob matches the whole relative path."""
+    return len(relative.parts) == len(PurePosixPath(pattern).parts) and relative.match(pattern)
+
+
 def test_package_data_covers_the_data_files_in_the_packages():
+    """Every data file matches a pattern of its package or of a package above it (a
+    pattern like ``data/*.tsv`` of ``utils`` covers a data folder that is no package)."""
     declared = PYPROJECT["tool"]["setuptools"]["package-data"]
     for package in PACKAGES:
         for path in (REPO_ROOT / package).rglob("*"):
             if path.is_file() and path.suffix not in (".py", ".pyc"):
-                owner = ".".join(path.parent.relative_to(REPO_ROOT).parts)
-                patterns = declared.get(owner, [])
-                assert any(path.match(pattern) for pattern in patterns), \
-                    f"{path.relative_to(REPO_ROOT)} is not package data of {owner}"
+                parts = path.relative_to(REPO_ROOT).parts
+                covered = any(
+                    _matches_whole(PurePosixPath(*parts[depth:]), pattern)
+                    for depth in range(1, len(parts))
+                    for pattern in declared.get(".".join(parts[:depth]), []))
+                assert covered, f"{path.relative_to(REPO_ROOT)} is not package data"
 
 
 # --------------------------------------------------------------------------- installed copy
@@ -157,7 +166,7 @@ def check_installed_layout(bin_dir: Path, cwd: Path) -> None:
                        if p.is_dir() and not p.name.endswith(".dist-info")
                        and p.name != "__pycache__")
     assert top_level == sorted(PACKAGES)
-    for data in ("download/xena_cohorts.tsv", "download/cancer_traits.txt",
+    for data in ("utils/data/xena_cohorts.tsv", "utils/data/cancer_traits.txt",
                  "download/trait_diseases.tsv", "genotex/demo/plan.json"):
         assert (site / data).is_file(), data
 

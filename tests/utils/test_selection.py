@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from utils.errors import InputFileError
 from utils.problems import Problem
 from utils.columns import gene_columns
-from utils.selection import (LinkedTableIndex, select_cohorts, select_in_tree,
+from utils.selection import (LinkedTableIndex, read_csv_header, select_cohorts, select_in_tree,
                              usable_cohorts)
 
 
@@ -239,3 +240,14 @@ def test_strict_search_raises_the_first_unreadable_table_in_order():
     lenient = select_cohorts(Problem("T", "C"), trait, condition, ["A", "G"],
                              reader_of(columns))
     assert not lenient.ok
+
+
+def test_a_csv_header_of_a_gzip_table_cut_short_is_refused(tmp_path):
+    """The header alone is read, yet the whole gzip stream is checked (issue 26)."""
+    path = tmp_path / "GSE1.csv"
+    packed = gzip.compress(b",Asthma,G1\n" + b"S1,1,2\n" * 50_000)
+    path.write_bytes(packed)
+    assert read_csv_header(path) == ["", "Asthma", "G1"]
+    path.write_bytes(packed[:-4])
+    with pytest.raises(InputFileError, match="GSE1.csv: truncated gzip file"):
+        read_csv_header(path)

@@ -25,7 +25,6 @@ module              names
 ``bias``            ``judge_*`` functions
 ``cohort_info``     ``validate_and_save_cohort_info``
 ``display``         ``preview_df``
-``table_stream``    the streamed, width-checked table sections the readers share
 ==================  =============================================================
 
 It also re-exports the module and typing names the original star-import leaked

@@ -16,20 +16,22 @@ annotation of a platform is the table between ``!platform_table_begin`` and
 from __future__ import annotations
 
 import csv
+import io
 import logging
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Mapping, Optional, Sequence
+from typing import IO, Dict, Mapping, Optional, Sequence
 
 import pandas as pd
 
 from tools.preprocess.gene_mapping import symbols_per_value
-from tools.preprocess.table_stream import (LineStream, open_lines, row_problem,
-                                           unterminated_problem)
 from utils.errors import InputFileError, NoGeneDataError
 from utils.input_safety import ReadLimits
-from utils.io import FALLBACK_ERRORS, PathLike
+from utils.io import FALLBACK_ERRORS, PathLike, decode_text
+from utils.io.rows import first_bad_row
+from utils.io.tables import (LineStream, TableSection, open_lines, row_problem,
+                             row_width_error, unterminated_problem)
 from utils.symbols import load_synonym_map, synonym_map_path
 
 logger = logging.getLogger(__name__)
@@ -71,8 +73,7 @@ def _read_platform_table(stream: LineStream, path: Path, platform_id: str) -> pd
     header = _table_header(stream, path, platform_id)
     header_line = stream.line_no + 1
     n_fields = header.count(b"\t") + 1 if header and header.strip() else None
-    section = stream.section(TABLE_END, n_fields=n_fields, allow_short=True,
-                             stray_markers=(TABLE_BEGIN,))
+    section = stream.section(TABLE_END, n_fields=n_fields, stray_markers=(TABLE_BEGIN,))
     what = f"platform {platform_id} annotation row"
     try:
         with warnings.catch_warnings():  # a row longer than the header: reported below
@@ -85,12 +86,11 @@ def _read_platform_table(stream: LineStream, path: Path, platform_id: str) -> pd
     except pd.errors.EmptyDataError:
         table = pd.DataFrame()
     except pd.errors.ParserError as exc:
-        problem = row_problem(path, section, what, n_fields or 0, header_line,
-                              allow_short=True)
+        problem = row_problem(path, section, what, n_fields or 0, header_line)
         raise problem or InputFileError(path, f"{what} ({exc})",
                                         line=section.first_line) from exc
     section.drain()
-    problem = row_problem(path, section, what, n_fields or 0, header_line, allow_short=True)
+    problem = row_problem(path, section, what, n_fields or 0, header_line)
     if problem is not None:
         raise problem
     if not section.found_end:
@@ -200,37 +200,55 @@ def _skip_blank_lines(stream: LineStream) -> Optional[bytes]:
 def _read_plain_table(stream: LineStream, path: Path) -> pd.DataFrame:
     """A delimited probe -> symbol table (not SOFT), e.g. a derived id2symbol map.
 
-    Rows may lack trailing cells but never have more fields than the header
-    (tab-separated: checked as the rows go by; comma-separated, where quoted
-    cells may hold commas: by the parser); the last row must end with a line
-    ending.
+    Every row must have the header's number of fields (tab-separated: checked
+    as the rows go by; comma-separated, where quoted cells may hold commas: by
+    :func:`utils.io.rows.first_bad_row` before parsing); the last row must end
+    with a line ending.
     """
     first = _skip_blank_lines(stream) or b""
-    sep = "\t" if b"\t" in first else ","
-    n_fields = first.count(b"\t") + 1 if sep == "\t" else None
     header_line = stream.line_no + 1
-    section = stream.section(None, n_fields=n_fields, allow_short=True)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            table = pd.read_csv(section, sep=sep, dtype=str, keep_default_na=False,
-                                na_values=["", "NA"], index_col=False, encoding="utf-8",
-                                encoding_errors=FALLBACK_ERRORS)
-    except (pd.errors.ParserError, pd.errors.ParserWarning,
-            pd.errors.EmptyDataError) as exc:
-        problem = row_problem(path, section, "annotation table row", n_fields or 0,
-                              header_line, allow_short=True)
-        raise problem or InputFileError(path, f"cannot read annotation table ({exc})") \
-            from exc
-    section.drain()
-    problem = (row_problem(path, section, "annotation table row", n_fields or 0,
-                           header_line, allow_short=True)
-               or unterminated_problem(path, section))
+    if b"\t" in first:
+        section = stream.section(None, n_fields=first.count(b"\t") + 1)
+        table = _parse_plain_table(section, path, "\t", header_line)
+    else:
+        section = stream.section(None)
+        data = section.read()
+        header = next(csv.reader([decode_text(first)]), [])
+        bad = first_bad_row(data, len(header), ",", header_line)
+        if bad is not None:
+            raise row_width_error(path, "annotation table row", bad[0], bad[1], len(header),
+                                  header_line)
+        table = _parse_plain_table(io.BytesIO(data), path, ",", header_line)
+    problem = unterminated_problem(path, section)
     if problem is not None:
         raise problem
     unnamed = [c for c in table.columns if str(c).startswith("Unnamed:") or c == ""]
     table = table.drop(columns=unnamed)
     table.attrs.update({"source_path": str(path), "platform_id": None})
+    return table
+
+
+def _parse_plain_table(source: IO[bytes], path: Path, sep: str,
+                       header_line: int) -> pd.DataFrame:
+    """Parse a plain annotation table; a streamed section's rows are checked as read."""
+    section = source if isinstance(source, TableSection) else None
+    what = "annotation table row"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            table = pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False,
+                                na_values=["", "NA"], index_col=False, encoding="utf-8",
+                                encoding_errors=FALLBACK_ERRORS)
+    except (pd.errors.ParserError, pd.errors.ParserWarning,
+            pd.errors.EmptyDataError) as exc:
+        problem = section and row_problem(path, section, what, section.n_fields, header_line)
+        raise problem or InputFileError(path, f"cannot read annotation table ({exc})") \
+            from exc
+    if section is not None:
+        section.drain()
+        problem = row_problem(path, section, what, section.n_fields, header_line)
+        if problem is not None:
+            raise problem
     return table
 
 

@@ -26,10 +26,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from tools.preprocess.clinical import AGE, GENDER, MAX_AGE_YEARS, convert_gender, is_missing
-from tools.preprocess.table_stream import LineStream, open_lines, unterminated_problem
 from utils.errors import InputFileError, NoGeneDataError
 from utils.input_safety import ReadLimits
 from utils.io import FALLBACK_ERRORS, PathLike, decode_text
+from utils.io.tables import LineStream, open_lines, unterminated_problem
 
 logger = logging.getLogger(__name__)
 

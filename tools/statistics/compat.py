@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from tools.statistics.batch import detect_batch_effect
-from tools.statistics.cohort_cache import parse_linked_table
+from tools.statistics.cohort_cache import parse_linked_table, read_linked_bytes
 from tools.statistics.crossval import FALLBACK_PENALTY, make_folds
 from tools.statistics.lasso import Lasso
 from tools.statistics.lmm import FDR_THRESHOLD, LMM
@@ -81,7 +81,7 @@ def _task_info(gene_info_path: Optional[PathLike]) -> Dict[str, Any]:
 
 
 def _read_table(path: Path) -> pd.DataFrame:
-    return parse_linked_table(path, path.read_bytes())
+    return parse_linked_table(path, read_linked_bytes(path)[0])
 
 
 def select_and_load_cohort(data_root: PathLike, trait: str, condition: Optional[str] = None,

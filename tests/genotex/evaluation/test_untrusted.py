@@ -68,3 +68,15 @@ def test_first_line(tmp_path):
     path.write_bytes(b",T," + b"G" * 100 + b"\n")
     error = status_of(lambda: files(tmp_path, max_header_bytes=50).read_first_line(path))
     assert "header line longer" in str(error)
+
+
+def test_first_line_of_a_gzip_file_cut_short_is_malformed(tmp_path):
+    """Only the header is used, yet the whole stream is checked (issue 26)."""
+    path = tmp_path / "t.csv"
+    packed = gzip.compress(b",T,GENE1\n" + b"S1,1,2\n" * 50_000)
+    path.write_bytes(packed)
+    assert files(tmp_path).read_first_line(path) == ",T,GENE1"
+    path.write_bytes(packed[:-4])
+    error = status_of(lambda: files(tmp_path).read_first_line(path))
+    assert error.status == MALFORMED and "truncated gzip file" in str(error)
+    assert str(error).startswith(str(path))

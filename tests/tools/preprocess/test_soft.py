@@ -128,6 +128,73 @@ def test_derived_plain_table_is_accepted():
 
 
 # ---------------------------------------------------------------------------
+# Real files, damaged at test time (issue 26): refused, never read in silence.
+# No real platform table has a ragged row (checked: GPL96, GSE6344's GPL96/GPL97,
+# GSE83521's GPL19978 and the derived GPL570/GPL6244/GPL10558 maps: every row has the
+# header's field count), so a row of another width is an error, not a warning.
+# ---------------------------------------------------------------------------
+def _damaged_copy(source: Path, target: Path, damage) -> int:
+    """Write ``target``: ``source``'s text (gzip as the source, line endings kept) with
+    ``damage(lines, table header index)`` applied; returns the 1-based line number
+    ``damage`` returned."""
+    raw = source.read_bytes()
+    packed = raw[:2] == b"\x1f\x8b"
+    text = (gzip.decompress(raw) if packed else raw).decode("latin-1")
+    ending = "\r\n" if "\r\n" in text[:1000] else "\n"   # GPL96.soft.gz has CRLF
+    lines = text.split(ending)
+    header = lines.index("!platform_table_begin") + 1 if packed else 0
+    line = damage(lines, header)
+    data = ending.join(lines).encode("latin-1")
+    target.write_bytes(gzip.compress(data, 1) if packed else data)
+    return line
+
+
+def _remove_one_cell(lines, header):
+    row = header + 1000                       # a data row far from the table's edges
+    cells = lines[row].split("\t")
+    lines[row] = "\t".join(cells[:1] + cells[2:])
+    return row + 1
+
+
+def _extra_header_name(lines, header):
+    lines[header] += "\tExtra column"
+    return header + 2                         # every row is now one field short
+
+
+@pytest.mark.parametrize("source", [GPL96, GPL570_DERIVED])
+@pytest.mark.parametrize("damage, found, expected", [
+    (_remove_one_cell, -1, 0), (_extra_header_name, 0, 1)])
+def test_real_annotations_with_a_ragged_row_or_header_are_refused(tmp_path, source, damage,
+                                                                   found, expected):
+    real = shared_file(source)
+    width = get_gene_annotation(real).shape[1] + (source == GPL570_DERIVED)  # + row names
+    target = tmp_path / real.name
+    line = _damaged_copy(real, target, damage)
+    with pytest.raises(InputFileError) as info:
+        get_gene_annotation(target)
+    message = str(info.value)
+    assert message.startswith(f"{target}:{line}: ")
+    assert f"has {width + found} fields, expected {width + expected}" in message
+
+
+@pytest.mark.parametrize("source", [GPL96, GSE6344, GSE83521])
+def test_real_gzip_soft_files_cut_short_after_their_tables_are_refused(tmp_path, source):
+    """Cut in the last kilobytes of the compressed file (after every platform table: a
+    family file's sample tables, a platform file's end): the reader that stops at the
+    first sample, or after the table, still checks the rest of the stream."""
+    real = shared_file(source)
+    raw = real.read_bytes()
+    expected = read_platform_annotations(real)
+    for cut in (8, 1000, len(raw) // 10):
+        target = tmp_path / f"cut{cut}_{real.name}"
+        target.write_bytes(raw[:len(raw) - cut])
+        with pytest.raises(InputFileError, match="truncated gzip file") as info:
+            read_platform_annotations(target)
+        assert str(info.value).startswith(str(target))
+    assert all(len(table) for table in expected.values())
+
+
+# ---------------------------------------------------------------------------
 # Hand-made fixtures
 # ---------------------------------------------------------------------------
 def test_sample_tables_never_read(tmp_path: Path):
@@ -200,7 +267,7 @@ def test_annotation_file_is_opened_once(tmp_path: Path, monkeypatch, kind: str):
     monkeypatch.setattr("builtins.open",
                         lambda file, *a, **k: opened.append(str(file)) or real_open(file, *a, **k))
     if kind == "bad row":
-        with pytest.raises(InputFileError, match="has 4 fields, expected at most 3"):
+        with pytest.raises(InputFileError, match="has 4 fields, expected 3"):
             get_gene_annotation(path)
     else:
         assert get_gene_annotation(path).iloc[0, 1] == ("TP53" if kind == "plain"
@@ -228,7 +295,7 @@ def test_unclosed_platform_table(tmp_path: Path):
 def test_annotation_row_with_too_many_fields(tmp_path: Path):
     rows = ROWS_A[:2] + [["p3", "EGFR", "y", "extra", "more"]] + ROWS_A[3:]
     path = write(tmp_path / "f.soft", family_soft({"GPL1": rows}))
-    with pytest.raises(InputFileError, match="has 5 fields, expected at most 3") as info:
+    with pytest.raises(InputFileError, match="has 5 fields, expected 3") as info:
         get_gene_annotation(path)
     # lines: 3 series, ^PLATFORM, accession, 2 '#' lines, begin (8), header (9),
     # p1 (10), p2 (11), bad p3 (12)
@@ -255,6 +322,27 @@ def test_truncated_gzip_soft(tmp_path: Path):
         get_gene_annotation(path)
 
 
+def test_a_gzip_family_soft_cut_in_its_sample_tables_is_refused(tmp_path: Path):
+    """The reader stops at the first ^SAMPLE line, yet checks the rest of the stream."""
+    text = family_soft({"GPL1": ROWS_A}, samples=300)
+    packed = gzip.compress(text.encode())
+    whole = write(tmp_path / "whole.soft.gz", packed)
+    assert get_gene_annotation(whole).shape == (4, 3)
+    for cut in (4, 8, len(packed) // 3):        # gzip trailer only, ..., most samples
+        path = write(tmp_path / f"cut{cut}.soft.gz", packed[:len(packed) - cut])
+        with pytest.raises(InputFileError, match="truncated gzip file") as info:
+            get_gene_annotation(path)
+        assert str(info.value).startswith(str(path))
+    damaged = bytearray(packed)
+    damaged[-6] ^= 0xFF                          # the size in the trailer
+    with pytest.raises(InputFileError, match="corrupt gzip data"):
+        read_platform_annotations(write(tmp_path / "crc.soft.gz", bytes(damaged)))
+    # a plain file has no trailer: cut at a line end after the platform table, its
+    # annotation is whole and is read (the sample tables are never part of it)
+    plain = text[:text.index("^SAMPLE = GSM200")]
+    assert get_gene_annotation(write(tmp_path / "plain.soft", plain)).shape == (4, 3)
+
+
 # ---------------------------------------------------------------------------
 # Shifted headers, extra fields, repeated markers, byte-order marks (issue 14)
 # ---------------------------------------------------------------------------
@@ -262,10 +350,15 @@ def test_truncated_gzip_soft(tmp_path: Path):
 @pytest.mark.parametrize("edit, line, problem", [
     # the header one name short: ID would hold the symbols, 'Gene Symbol' the next column
     (lambda t: t.replace("ID\tGene Symbol\tOther", "Gene Symbol\tOther"), 10,
-     "row has 3 fields, expected at most 2"),
+     "row has 3 fields, expected 2"),
+    # an extra name in the header: every column would shift by one, silently
+    (lambda t: t.replace("ID\tGene Symbol\tOther", "ID\tGene Symbol\tOther\tMore"), 10,
+     "row has 3 fields, expected 4"),
     # one row with an extra field: never a phantom row
     (lambda t: t.replace("p2\tRFC2\t", "p2\tRFC2\textra\t"), 11,
-     "row has 4 fields, expected at most 3"),
+     "row has 4 fields, expected 3"),
+    # one cell removed from a row: the cells after it would move one column left
+    (lambda t: t.replace("p2\tRFC2\t", "p2\t"), 11, "row has 2 fields, expected 3"),
     # a duplicated begin marker, taken as the header before
     (lambda t: t.replace("!platform_table_begin", "!platform_table_begin\n"
                                                   "!platform_table_begin", 1), 9,
@@ -294,15 +387,25 @@ def test_a_utf8_bom_is_skipped(tmp_path: Path, plain: bool):
 
 
 @pytest.mark.parametrize("text, problem, line", [
-    ("ID\tsymbol\np1\tTP53\textra\n", "row has 3 fields, expected at most 2", 2),
+    ("ID\tsymbol\np1\tTP53\textra\n", "row has 3 fields, expected 2", 2),
+    ("ID\tsymbol\tother\np1\tTP53\tx\np2\tRFC2\n", "row has 2 fields, expected 3", 3),
     ("ID\tsymbol\np1\tTP53\np2\tRF", "the file ends in the middle of this line", 3),
-    ("ID,symbol\np1,TP53,extra\n", "cannot read annotation table", None),
+    ("ID,symbol\np1,TP53,extra\n", "row has 3 fields, expected 2", 2),
+    ("ID,symbol,other\np1,TP53,x\n\np2,RFC2\n", "row has 2 fields, expected 3", 4),
+    ('ID,symbol\n"p,1","TP53 // x"\n"p2","RFC2",y\n', "row has 3 fields, expected 2", 3),
+    ("ID,symbol\np1,TP53\np2,RF", "the file ends in the middle of this line", 3),
 ])
 def test_plain_annotation_tables_are_checked_too(tmp_path: Path, text, problem, line):
     path = write(tmp_path / "GPL1.txt", text)
     with pytest.raises(InputFileError, match=problem) as info:
         get_gene_annotation(path)
     assert str(info.value).startswith(f"{path}:{line}: " if line else f"{path}: ")
+
+
+def test_quoted_csv_annotation_cells_may_hold_commas(tmp_path: Path):
+    path = write(tmp_path / "GPL1.csv", 'ID,symbol\n"p,1","TP53, EGFR"\np2,RFC2\n')
+    table = get_gene_annotation(path)
+    assert table.values.tolist() == [["p,1", "TP53, EGFR"], ["p2", "RFC2"]]
 
 
 def test_an_html_page_is_not_an_annotation(tmp_path: Path):

@@ -41,7 +41,7 @@ def test_gzip_and_errors_name_the_file(tmp_path):
     assert CohortCache().load(packed).values.shape == (2, 3)
     truncated = tmp_path / "GSE3.csv"
     truncated.write_bytes(gzip.compress(TABLE.encode() * 50)[:40])
-    with pytest.raises(InputFileError, match="GSE3.csv: corrupt or truncated gzip"):
+    with pytest.raises(InputFileError, match="GSE3.csv: truncated gzip file"):
         CohortCache().load(truncated)
     text = tmp_path / "GSE4.csv"
     text.write_text("sample,T,G1\nS1,1,abc\n")
@@ -97,14 +97,25 @@ def test_fast_reader_gives_pandas_bits_on_written_tables():
     (b"id,T,G1\nS1,1,\nS2,0,2\n", "an empty cell"),
     (b"id,T,G1\nS1,1,NA\nS2,0,2\n", "a missing-value code"),
     (b"id,T,G1\nS1,1,nan\nS2,0,2\n", "nan as text"),
-    (b'id,T,G1\n"S1",1,2\nS2,0,2\n', "quotes"),
     (b"id,T,G1\nS1,1, 2\nS2,0,2\n", "a space"),
+    (b"id,T,G1\nS1,1,inf\nS2,0,-1e300\n", "an infinity"),
+    (b"id,T,G1\r\nS1,1,2\r\n\r\nS2,0,3\r\n", "CRLF and a blank line"),
+])
+def test_fast_reader_reads_missing_cells_as_pandas_does(raw, why):
+    fast, slow = _both(raw)
+    assert fast is not None, why
+    assert fast[:2] == slow[:2], why
+    assert np.array_equal(fast[2], slow[2], equal_nan=True), why
+
+
+@pytest.mark.parametrize("raw, why", [
+    (b'id,T,G1\n"S1",1,2\nS2,0,2\n', "quotes"),
     (b"id,T,G1\n1,1,2\n2,0,2\n", "numeric sample ids (pandas makes them numbers)"),
     (b"id,T,G1\nNA,1,2\nS2,0,2\n", "a sample id pandas reads as missing"),
     (b"id,T,G1\nTrue,1,2\nS2,0,2\n", "a boolean sample id"),
     (b"id,T,G1\ninf,1,2\nS2,0,2\n", "a sample id float() reads"),
     (b"id,T,\nS1,1,2\nS2,0,2\n", "an unnamed column (pandas: 'Unnamed: 2')"),
-    (b"id,T,G1\nS1,1,2,5\nS2,0,2\n", "a row with an extra field"),
+    (b"id,T,G1\nS1,1,abc\nS2,0,2\n", "a text cell"),
 ])
 def test_fast_reader_leaves_everything_else_to_pandas(raw, why):
     assert fast_parse(raw) is None, why
@@ -117,18 +128,54 @@ def test_fast_reader_leaves_everything_else_to_pandas(raw, why):
     assert np.array_equal(values, frame.to_numpy(dtype=float), equal_nan=True)
 
 
-def test_cache_reads_plain_tables_with_numpy_and_the_rest_with_pandas(tmp_path, monkeypatch):
+@pytest.mark.parametrize("raw, line, found", [
+    (b"id,T,G1\nS1,1,2,5\nS2,0,2\n", 2, 4),        # an extra field
+    (b"id,T,G1\nS1,1,2\nS2,0\n", 3, 2),            # a cell removed (pandas: NaN)
+    (b"id,T,G1,G2\nS1,1,2\nS2,0,2\n", 2, 3),       # an extra name in the header
+    (b'id,T,G1\n"S1",1,2\nS2,0\n', 3, 2),          # quoted: the pandas path checks too
+    (b'id,T,G1\nS1,1,"2,5"\nS2,0,1,7\n', 3, 4),    # a quoted comma is one field
+])
+def test_rows_of_another_width_are_refused_with_their_line(raw, line, found):
+    header_fields = raw.split(b"\n")[0].count(b",") + 1
+    for reader in (parse_linked_arrays, parse_linked_table):
+        with pytest.raises(InputFileError, match=rf"^t.csv:{line}: row has {found} fields, "
+                                                 rf"the header has {header_fields}"):
+            reader("t.csv", raw)
+
+
+def test_cache_reads_unquoted_tables_fast_and_the_rest_with_pandas(tmp_path, monkeypatch):
     calls = []
     original = cohort_cache._frame_with_pandas
     monkeypatch.setattr(cohort_cache, "_frame_with_pandas",
                         lambda *args: calls.append(args[0]) or original(*args))
-    plain, gaps = tmp_path / "GSE8.csv", tmp_path / "GSE9.csv"
+    plain, gaps, quoted = tmp_path / "GSE8.csv", tmp_path / "GSE9.csv", tmp_path / "GSE10.csv"
     plain.write_text(TABLE)
     gaps.write_text(TABLE.replace("0.5", ""))
+    quoted.write_text(TABLE.replace("S1", '"S1"'))
     assert CohortCache().load(plain).values.tolist() == [[1, 0.5, 2.0], [0, 1.5, 3.0]]
-    assert calls == []
     assert np.isnan(CohortCache().load(gaps).column("G1")[0])
-    assert calls == [gaps.resolve()]
+    assert calls == []
+    assert CohortCache().load(quoted).samples == ("S1", "S2")
+    assert calls == [quoted.resolve()]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+def test_the_cache_reads_through_the_guarded_readers(tmp_path):
+    fifo = tmp_path / "GSE11.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(InputFileError, match="GSE11.csv: is a FIFO"):
+        CohortCache().load(fifo)                 # refused, never opened (it would block)
+    with pytest.raises(InputFileError, match="GSE11.csv: is a FIFO"):
+        CohortCache().digest(fifo)
+    folder = tmp_path / "GSE12.csv"
+    folder.mkdir()
+    with pytest.raises(InputFileError, match="GSE12.csv: is a folder"):
+        CohortCache().load(folder)
+    packed = gzip.compress(TABLE.encode() * 200)
+    cut = tmp_path / "GSE13.csv"
+    cut.write_bytes(packed[:-6])                 # only the gzip trailer is missing
+    with pytest.raises(InputFileError, match="GSE13.csv: truncated gzip file"):
+        CohortCache().load(cut)
 
 
 @pytest.mark.parametrize("names", [["G1", "G2", "G3"], ["G3", "G1"], ["T", "G2", "G3"],

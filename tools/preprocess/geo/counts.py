@@ -17,10 +17,10 @@ import pandas as pd
 
 from tools.preprocess.geo.header import check_unique_samples, unquote
 from tools.preprocess.geo.numeric import as_float_table, read_numeric_table
-from tools.preprocess.table_stream import open_lines, row_problem, unterminated_problem
 from utils.errors import InputFileError
 from utils.input_safety import ReadLimits
 from utils.io import PathLike
+from utils.io.tables import open_lines, row_problem, unterminated_problem
 
 
 def read_gene_count_table(file_path: PathLike, *,

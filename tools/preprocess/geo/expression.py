@@ -4,7 +4,7 @@ The file is opened once and read once: the header is parsed line by line, then
 the rows between ``!series_matrix_table_begin`` and
 ``!series_matrix_table_end`` stream from the same (possibly gzipped) handle
 into pandas' C parser, with every row's width checked on the way
-(:class:`tools.preprocess.table_stream.TableSection`). Nothing is re-read,
+(:class:`utils.io.tables.TableSection`). Nothing is re-read,
 neither to recover from a text cell nor to name a bad row.
 """
 
@@ -20,10 +20,10 @@ from tools.preprocess.geo.header import (SAMPLE_ID_KEY, TABLE_BEGIN, TABLE_END,
                                          SeriesMatrixHeader, check_unique_samples,
                                          parse_header, unquote)
 from tools.preprocess.geo.numeric import as_float_table, read_numeric_table
-from tools.preprocess.table_stream import TableSection, open_lines, row_problem
 from utils.errors import InputFileError, NoExpressionTableError
 from utils.input_safety import ReadLimits
 from utils.io import PathLike
+from utils.io.tables import TableSection, open_lines, row_problem
 
 logger = logging.getLogger(__name__)
 

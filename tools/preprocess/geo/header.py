@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from tools.preprocess.table_stream import LineStream, open_lines
 from utils.errors import InputFileError, SuperSeriesError
 from utils.input_safety import ReadLimits
 from utils.io import PathLike
+from utils.io.tables import LineStream, open_lines
 
 TABLE_BEGIN = "!series_matrix_table_begin"
 TABLE_END = "!series_matrix_table_end"

@@ -1,6 +1,6 @@
 """Numeric tables parsed in one pass: expression tables and count tables (SPEC 4.1).
 
-A table arrives as a stream (:class:`tools.preprocess.table_stream.TableSection`)
+A table arrives as a stream (:class:`utils.io.tables.TableSection`)
 that cannot be rewound without opening and decompressing the file again. So
 pandas infers each column's type while parsing instead of being told
 ``float64`` (which fails at the first text cell, and used to make the reader

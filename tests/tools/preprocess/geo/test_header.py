@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import shared_file
 from tests.hang_guard import fail_after
-from tests.tools.preprocess.geo.matrices import ROWS, SAMPLES, matrix_text, write
+from tests.tools.preprocess.geo.matrices import GSE4107, ROWS, SAMPLES, matrix_text, write
 from tools.preprocess.geo import get_background_and_clinical_data, read_series_header
 from utils.errors import InputFileError
 from utils.input_safety import ReadLimits
+
 
 def test_header_properties(tmp_path: Path):
     path = write(tmp_path / "m.txt", matrix_text(SAMPLES, ROWS, extra='!Sample_platform_id\t'
@@ -79,3 +82,23 @@ def test_a_header_line_over_the_cap_names_its_line(tmp_path: Path):
         read_series_header(path, limits=ReadLimits(max_line_bytes=200))
     with pytest.raises(InputFileError, match="more than 300 bytes once decompressed"):
         read_series_header(path, limits=ReadLimits(max_total_bytes=300))
+
+
+def test_a_header_reader_refuses_a_gzip_file_cut_after_the_header(tmp_path: Path):
+    """Reading the header only, the reader still checks the rest of a gzip stream."""
+    rows = [[f'"p{i}"', "1", "2", "3"] for i in range(20000)]
+    packed = gzip.compress(matrix_text(SAMPLES, rows).encode())
+    assert read_series_header(write(tmp_path / "whole.txt.gz", packed)).sample_ids == SAMPLES
+    cut = write(tmp_path / "cut.txt.gz", packed[:len(packed) // 2])
+    for reader in (read_series_header, get_background_and_clinical_data):
+        with pytest.raises(InputFileError, match=r"cut.txt.gz: truncated gzip file"):
+            reader(cut)
+
+
+def test_the_real_gse4107_header_is_refused_when_its_gzip_is_cut(tmp_path: Path):
+    raw = shared_file(GSE4107).read_bytes()
+    cut = tmp_path / "GSE4107_series_matrix.txt.gz"
+    cut.write_bytes(raw[:-100])
+    with pytest.raises(InputFileError, match="truncated gzip file") as info:
+        get_background_and_clinical_data(cut)
+    assert str(info.value).startswith(str(cut))

@@ -1,19 +1,19 @@
-"""Tests for tools.preprocess.table_stream: marker-delimited sections across chunk boundaries."""
+"""Tests for utils.io.tables and utils.io.rows: sections across chunk boundaries, row widths."""
 
 from __future__ import annotations
 
+import gzip
 import io
 
 import numpy as np
 import pytest
 
 from tests.hang_guard import fail_after
-from tools.preprocess.table_stream import (DEFAULT_CHUNK_SIZE, LineStream, newline_offsets,
-                                           open_lines,
-                                           row_problem, separators_per_line,
-                                           unterminated_problem)
 from utils.errors import InputFileError
-from utils.io import GZIP_MAX_INPUT_BYTES, GZIP_OUTPUT_PER_INPUT
+from utils.io.gzip_stream import GZIP_MAX_INPUT_BYTES, GZIP_OUTPUT_PER_INPUT
+from utils.io.rows import newline_offsets, separators_per_line
+from utils.io.tables import (DEFAULT_CHUNK_SIZE, LineStream, open_lines, row_problem,
+                             unterminated_problem)
 
 TABLE = b"".join(b"row%d\t%d\n" % (i, i) for i in range(500))
 DATA = b"head 1\nhead 2\n" + TABLE + b"!end\ntail\n"
@@ -94,30 +94,28 @@ WIDTHS = b"h\nid\ta\tb\n1\t2\t3\n\n4\t5\n6\t7\t8\t9\n1\t2\t3\n!end\nafter\n"
 @pytest.mark.parametrize("read_size", [1, 5, -1])
 def test_section_names_the_first_row_of_the_wrong_width(chunk_size, read_size):
     """The width check runs on the bytes as they go by, whatever the block boundaries."""
-    def bad_row(n_fields, allow_short=False):
+    def bad_row(n_fields):
         stream = LineStream(io.BytesIO(WIDTHS), "x", chunk_size=chunk_size)
         stream.readline()
         stream.readline()
-        section = stream.section("!end", n_fields=n_fields, allow_short=allow_short)
+        section = stream.section("!end", n_fields=n_fields)
         read_all(section, read_size)
         assert stream.readline() == "after"
         return section.bad_row
 
-    assert bad_row(3) == (5, 2)
-    assert bad_row(3, allow_short=True) == (6, 4)
-    assert bad_row(4, allow_short=True) is None
+    assert bad_row(3) == (5, 2)       # a short row is as wrong as a long one
+    assert bad_row(2) == (3, 3)
     assert bad_row(None) is None
 
 
-def _first_bad_row_line_by_line(rows, first_line, n_fields, allow_short, marker):
+def _first_bad_row_line_by_line(rows, first_line, n_fields, marker):
     """The width check's contract, one row at a time: (bad row, stray marker)."""
     for line_no, row in enumerate(rows, start=first_line):
         found = row.count(b"\t")
         if found == n_fields - 1 or not row.strip():
             continue
         stray = (line_no, marker.decode()) if row.startswith(marker) else None
-        if stray or found > n_fields - 1 or not allow_short:
-            return (line_no, found + 1), stray
+        return (line_no, found + 1), stray
     return None, None
 
 
@@ -138,16 +136,14 @@ def test_the_vectorized_width_check_agrees_with_a_row_by_row_check(seed):
         row = {"blank": b"", "space": b" \t "[:1 + int(rng.integers(0, 3)) % 2],
                "marker": b"!begin extra", "crlf": row + b"\r"}.get(kind, row)
         rows.append(row)
-    allow_short = bool(rng.integers(0, 2))
     data = b"id\n" + b"".join(row + b"\n" for row in rows) + b"!end\nafter\n"
     stream = LineStream(io.BytesIO(data), "x", chunk_size=int(rng.integers(1, 40)))
     stream.readline()
-    section = stream.section("!end", n_fields=n_fields, allow_short=allow_short,
-                             stray_markers=("!begin",))
+    section = stream.section("!end", n_fields=n_fields, stray_markers=("!begin",))
     table = data[len(b"id\n"):-len(b"!end\nafter\n")]
     assert read_all(section, int(rng.choice([1, 2, 7, 33, -1]))) == table
     assert stream.readline() == "after" and section.n_lines == len(rows)
-    expected = _first_bad_row_line_by_line(rows, 2, n_fields, allow_short, b"!begin")
+    expected = _first_bad_row_line_by_line(rows, 2, n_fields, b"!begin")
     assert (section.bad_row, section.stray_marker) == expected
 
 
@@ -218,7 +214,7 @@ def test_a_table_row_over_the_cap_names_its_line(chunk_size, read_size):
 def test_a_stray_begin_marker_inside_a_table_is_found(chunk_size):
     data = b"id\ta\tb\n1\t2\t3\n!begin\n4\t5\t6\n!end\n"
     stream = LineStream(io.BytesIO(data), "x", chunk_size=chunk_size)
-    section = stream.section("!end", n_fields=3, allow_short=True, stray_markers=("!begin",))
+    section = stream.section("!end", n_fields=3, stray_markers=("!begin",))
     read_all(section, 4)
     assert section.stray_marker == (3, "!begin")
     problem = row_problem("x", section, "row", 3)
@@ -260,3 +256,21 @@ def test_open_lines_names_the_file_when_memory_runs_out(tmp_path):
 def test_a_line_stream_reads_the_largest_gzip_block_whole():
     """The chunk size matches the gzip reader's largest block (none is sliced in two)."""
     assert DEFAULT_CHUNK_SIZE == GZIP_MAX_INPUT_BYTES * GZIP_OUTPUT_PER_INPUT
+
+
+def test_open_lines_checks_the_rest_of_a_gzip_file_when_the_reader_stops_early(tmp_path):
+    """Leaving the block normally inflates what was not read; an error leaves at once."""
+    rows = b"".join(b"row%d\t%d\n" % (i, i) for i in range(200_000))
+    packed = gzip.compress(b"head\n" + rows)
+    whole, cut = tmp_path / "whole.txt.gz", tmp_path / "cut.txt.gz"
+    whole.write_bytes(packed)
+    cut.write_bytes(packed[:len(packed) // 2])
+    with open_lines(whole) as stream:
+        assert stream.readline() == "head"
+    with pytest.raises(InputFileError, match="cut.txt.gz: truncated gzip file"):
+        with open_lines(cut) as stream:
+            assert stream.readline() == "head"
+    with pytest.raises(ValueError, match="the reader's own"):  # not masked by the check
+        with open_lines(cut) as stream:
+            stream.readline()
+            raise ValueError("the reader's own error")

@@ -1,4 +1,4 @@
-r"""Stream marker-delimited tables out of GEO text files.
+r"""Stream line-oriented tables (GEO, SOFT, TSV) into pandas, row widths checked on the way.
 
 GEO series matrix and SOFT files are long line-oriented headers with one or
 more tab-separated tables between a begin and an end marker line
@@ -9,9 +9,12 @@ file-like :class:`TableSection` that stops at the end marker, so a table is
 parsed by pandas' C reader straight from the (possibly gzipped) stream and
 never materialised as Python lists of lines.
 
-The section checks the width of every row as the bytes go by, so a bad row
-is named without reading the file a second time; it also notices a stray
-begin marker inside a table and a last line cut short (no line ending).
+The section checks the width of every row as the bytes go by
+(:class:`utils.io.rows.RowWidths`), so a bad row is named without reading the
+file a second time; it also notices a stray begin marker inside a table and a
+last line cut short (no line ending). A reader that leaves :func:`open_lines`
+normally has the rest of a gzip file checked (:func:`utils.io.readers.check_complete`):
+a file cut short after the part it read is refused too.
 
 Work is linear in the file size whatever the line lengths: a line that spans
 many read chunks is gathered once, not re-copied at every chunk, and a line
@@ -19,7 +22,7 @@ longer than ``max_line_bytes`` (:data:`utils.input_safety.MAX_LINE_BYTES`)
 raises :class:`utils.errors.InputFileError` naming the file and the line.
 
 Bytes are handed over undecoded; decoding (UTF-8 with a per-byte latin-1
-fallback, see :mod:`utils.io`) happens in the consumer.
+fallback, see :mod:`utils.io.readers`) happens in the consumer.
 
 Examples
 --------
@@ -40,18 +43,21 @@ from __future__ import annotations
 
 import contextlib
 import io
-from typing import IO, Iterator, List, Optional, Sequence, Tuple
+from typing import IO, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
 
 from utils.errors import InputFileError
 from utils.input_safety import DEFAULT_LIMITS, MAX_LINE_BYTES, ReadLimits
-from utils.io import PathLike, decode_text, open_text_bytes
+from utils.io.readers import check_complete, decode_text, open_text_bytes
+from utils.io.rows import RowWidths, newline_offsets
+from utils.io.types import PathLike
 
 #: Bytes a :class:`LineStream` asks its file for at a time: as many as the largest block
-#: the gzip reader hands out (:data:`utils.io.GZIP_MAX_INPUT_BYTES` x
-#: :data:`utils.io.GZIP_OUTPUT_PER_INPUT`), so its blocks come whole, never sliced. Reading
-#: a 99 MB series matrix is 5-10 % faster than with 1 MiB (benchmarks/README.md).
+#: the gzip reader hands out (:data:`utils.io.gzip_stream.GZIP_MAX_INPUT_BYTES` x
+#: :data:`utils.io.gzip_stream.GZIP_OUTPUT_PER_INPUT`), so its blocks come whole, never
+#: sliced. Reading a 99 MB series matrix is 5-10 % faster than with 1 MiB
+#: (benchmarks/README.md).
 DEFAULT_CHUNK_SIZE = 4 << 20
 
 
@@ -59,30 +65,42 @@ DEFAULT_CHUNK_SIZE = 4 << 20
 def open_lines(path: PathLike, limits: Optional[ReadLimits] = None) -> Iterator["LineStream"]:
     """A :class:`LineStream` over a text file (gzip or plain), its format checked first.
 
-    The file is opened with :func:`utils.io.open_text_bytes` (regular files only,
-    a UTF-8 byte-order mark skipped; UTF-16, binary data and HTML pages refused)
-    and read under ``limits`` (line length, decompressed size). Running out of
-    memory while the file is read raises :class:`InputFileError` naming it.
+    The file is opened with :func:`utils.io.readers.open_text_bytes` (regular files
+    only, a UTF-8 byte-order mark skipped; UTF-16, binary data and HTML pages
+    refused) and read under ``limits`` (line length, decompressed size). Running
+    out of memory while the file is read raises :class:`InputFileError` naming it.
+
+    When the ``with`` block ends without an error, the part of a gzip file the
+    reader did not read is inflated and checked
+    (:func:`utils.io.readers.check_complete`): a reader that stops early (a header,
+    the platform tables before the sample tables) refuses a file cut short or
+    damaged after what it read, as a reader of the whole file does.
 
     Parameters
     ----------
     path : path-like
     limits : ReadLimits, optional
         Default :data:`utils.input_safety.DEFAULT_LIMITS`.
+
+    Raises
+    ------
+    InputFileError
+        Besides the reader's own errors: the gzip stream is cut short or damaged
+        (after the part read, too).
     """
     limits = limits or DEFAULT_LIMITS
     with open_text_bytes(path, limits) as handle:
         stream = LineStream(handle, path, max_line_bytes=limits.max_line_bytes)
         try:
             yield stream
+            check_complete(handle)
         except MemoryError:
             raise InputFileError(path, "not enough memory to read the file (stopped after "
                                  f"line {stream.line_no})") from None
 
 
 def row_problem(path: PathLike, section: "TableSection", what: str, n_fields: int,
-                header_line: Optional[int] = None,
-                allow_short: bool = False) -> Optional[InputFileError]:
+                header_line: Optional[int] = None) -> Optional[InputFileError]:
     """The error for the first stray marker or wrong-width row of a read section, if any.
 
     Parameters
@@ -96,8 +114,6 @@ def row_problem(path: PathLike, section: "TableSection", what: str, n_fields: in
         Fields of the table header.
     header_line : int, optional
         Line of the table header, named in the message.
-    allow_short : bool
-        Whether shorter rows were accepted ("expected at most").
     """
     stray, bad = section.stray_marker, section.bad_row
     if stray is not None and (bad is None or stray[0] <= bad[0]):
@@ -106,10 +122,21 @@ def row_problem(path: PathLike, section: "TableSection", what: str, n_fields: in
                               line=stray[0])
     if bad is None:
         return None
+    return row_width_error(path, what, bad[0], bad[1], n_fields, header_line)
+
+
+def row_width_error(path: PathLike, what: str, line: int, found: int, n_fields: int,
+                    header_line: Optional[int] = None) -> InputFileError:
+    """The error of a row with ``found`` fields where the header has ``n_fields``.
+
+    Examples
+    --------
+    >>> print(row_width_error("a.txt", "annotation table row", 7, 2, 3, header_line=1))
+    a.txt:7: annotation table row has 2 fields, expected 3 (as in the table header at line 1)
+    """
     where = f" (as in the table header at line {header_line})" if header_line else ""
-    at_most = "at most " if allow_short else ""
-    return InputFileError(path, f"{what} has {bad[1]} fields, expected {at_most}{n_fields}"
-                          f"{where}", line=bad[0])
+    return InputFileError(path, f"{what} has {found} fields, expected {n_fields}{where}",
+                          line=line)
 
 
 def unterminated_problem(path: PathLike, section: "TableSection") -> Optional[InputFileError]:
@@ -133,7 +160,7 @@ class LineStream:
     Parameters
     ----------
     handle : binary file object
-        Already opened (e.g. by :func:`utils.io.open_text_bytes`); not closed here.
+        Already opened (e.g. by :func:`utils.io.readers.open_text_bytes`); not closed here.
     path : path-like
         Named in errors.
     chunk_size : int
@@ -257,8 +284,7 @@ class LineStream:
         return self._buf.startswith(prefix, self._pos)
 
     def section(self, end_marker: Optional[str], n_fields: Optional[int] = None,
-                allow_short: bool = False, sep: str = "\t",
-                stray_markers: Sequence[str] = ()) -> "TableSection":
+                sep: str = "\t", stray_markers: Sequence[str] = ()) -> "TableSection":
         """A file-like view of the lines up to the line starting with ``end_marker``.
 
         The view is positioned at the current line; reading it to the end
@@ -267,8 +293,8 @@ class LineStream:
         ``n_fields``, rows are checked as they are read (see :class:`TableSection`).
         """
         return TableSection(self, None if end_marker is None
-                            else end_marker.encode("ascii"), n_fields, allow_short,
-                            sep=sep, stray_markers=stray_markers)
+                            else end_marker.encode("ascii"), n_fields, sep=sep,
+                            stray_markers=stray_markers)
 
 
 class TableSection(io.RawIOBase):
@@ -282,9 +308,7 @@ class TableSection(io.RawIOBase):
         The section ends before the first line starting with it (None: end of file).
     n_fields : int, optional
         Expected ``sep``-separated fields per row; when given, every row read is
-        checked and the first bad one is kept in :attr:`bad_row`.
-    allow_short : bool
-        Accept rows with fewer fields (missing trailing cells).
+        checked and the first bad one (more or fewer fields) is kept in :attr:`bad_row`.
     sep : str
         Field separator counted by the width check (one character; quotes are
         not interpreted).
@@ -299,6 +323,8 @@ class TableSection(io.RawIOBase):
         True once the end-marker line was reached (False if the file ended first).
     first_line : int
         1-based file line number of the section's first line.
+    n_fields : int or None
+        The expected fields per row (None: rows are not checked).
     n_lines : int
         Newline-terminated lines handed out so far.
     bad_row : tuple of (int, int) or None
@@ -313,19 +339,20 @@ class TableSection(io.RawIOBase):
     """
 
     def __init__(self, stream: LineStream, end_marker: Optional[bytes],
-                 n_fields: Optional[int] = None, allow_short: bool = False,
-                 sep: str = "\t", stray_markers: Sequence[str] = ()) -> None:
+                 n_fields: Optional[int] = None, sep: str = "\t",
+                 stray_markers: Sequence[str] = ()) -> None:
         super().__init__()
         self._stream = stream
         self._marker = end_marker
         self.first_line = stream.line_no + 1
+        self.n_fields = n_fields
         self.found_end = False
         self.n_lines = 0
         self.bad_row: Optional[Tuple[int, int]] = None
         self.stray_marker: Optional[Tuple[int, str]] = None
         self.unterminated_line: Optional[int] = None
-        self._rows = None if n_fields is None else _RowWidths(
-            self.first_line, n_fields, allow_short, sep.encode("ascii"),
+        self._rows = None if n_fields is None else RowWidths(
+            self.first_line, n_fields, sep.encode("ascii"),
             tuple(m.encode("ascii") for m in stray_markers))
         self._lengths = _LineLengths(stream.path, self.first_line, stream.max_line_bytes)
         self._last_byte = b"\n"
@@ -473,124 +500,3 @@ class _LineLengths:
     def _check(self, length: int, offset: int) -> None:
         if length > self._max:
             raise line_too_long(self._path, self._line + offset, self._max)
-
-
-class _RowWidths:
-    """Check the field count of rows fed as arbitrary byte blocks (internal).
-
-    The separators of each complete line of a block are counted at once with
-    NumPy from the offsets of the block's line endings (no line is copied);
-    only a block holding a row of the wrong width (or a blank row) is split
-    and walked line by line. The unfinished last line waits for the next
-    block. A stray marker line has no separator, so it costs no extra scan:
-    it is a row of the wrong width in a strict table, and a row without any
-    separator makes an ``allow_short`` block take the slow path.
-    """
-
-    def __init__(self, first_line: int, n_fields: int, allow_short: bool,
-                 sep: bytes = b"\t", stray_markers: Tuple[bytes, ...] = ()) -> None:
-        self._line = first_line  # file line number of the first unchecked line
-        self._seps_per_row = n_fields - 1
-        self._allow_short = allow_short
-        self._sep = sep
-        self._markers = stray_markers
-        self._pending: List[bytes] = []  # pieces of the unfinished last line
-        self.stray: Optional[Tuple[int, str]] = None
-
-    def feed(self, data: bytes, newlines: np.ndarray) -> Optional[Tuple[int, int]]:
-        """Check the lines completed by ``data`` (line endings at offsets ``newlines``);
-        the first bad row, or None."""
-        if len(newlines) == 0:
-            self._pending.append(data)
-            return None
-        last_newline = int(newlines[-1])
-        seps = separators_per_line(data, newlines, self._sep)
-        head = b""
-        if self._pending:
-            head = b"".join(self._pending)
-            seps[0] += head.count(self._sep)
-            self._pending = []
-        if data[last_newline + 1:]:
-            self._pending.append(data[last_newline + 1:])
-        bad = None
-        if not self._widths_pass(int(seps.min()), int(seps.max())):
-            lines = data[:last_newline].split(b"\n")
-            lines[0] = head + lines[0]
-            bad = self._first_bad(lines, seps.tolist())
-        self._line += len(newlines)
-        return bad
-
-    def close(self) -> Optional[Tuple[int, int]]:
-        """Check an unfinished last line (a file that ends without a newline)."""
-        line = b"".join(self._pending)
-        self._pending = []
-        if not line:
-            return None
-        found = line.count(self._sep)
-        return None if self._widths_pass(found, found) else self._first_bad([line], [found])
-
-    def _widths_pass(self, lowest: int, highest: int) -> bool:
-        """Whether lines with these least and most separators are all acceptable."""
-        expected = self._seps_per_row
-        return highest <= expected and (lowest == expected or (
-            self._allow_short and not (self._markers and lowest == 0)))
-
-    def _first_bad(self, lines: List[bytes], seps: List[int]) -> Optional[Tuple[int, int]]:
-        """Walk the lines (with their separator counts): the first bad row, or None."""
-        expected = self._seps_per_row
-        for offset, (line, found) in enumerate(zip(lines, seps)):
-            if found == expected or not line.strip():
-                continue
-            stray = next((m for m in self._markers if line.startswith(m)), None)
-            if stray is not None:  # reported as a stray marker (see row_problem)
-                self.stray = self.stray or (self._line + offset, stray.decode("ascii"))
-                return self._line + offset, found + 1
-            if found > expected or not self._allow_short:
-                return self._line + offset, found + 1
-        return None
-
-
-def newline_offsets(data: bytes) -> np.ndarray:
-    r"""Offsets of the line feeds in ``data`` (a read-only view, nothing copied).
-
-    Examples
-    --------
-    >>> newline_offsets(b"a\tb\n\nc").tolist()
-    [3, 4]
-    """
-    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
-
-
-def separators_per_line(data: bytes, newlines: np.ndarray, sep: bytes) -> np.ndarray:
-    r"""Number of ``sep`` bytes in each line of ``data`` that ends at one of ``newlines``.
-
-    Parameters
-    ----------
-    data : bytes
-    newlines : numpy.ndarray
-        Offsets of the line feeds of ``data`` (:func:`newline_offsets`), at least one;
-        the bytes after the last one are not counted.
-    sep : bytes
-        One byte.
-
-    Returns
-    -------
-    numpy.ndarray of int32 (int64 for blocks of 2 GiB or more)
-        One count per line feed; the first line starts at offset 0.
-
-    Examples
-    --------
-    >>> data = b"a\tb\tc\n\nd\te\nf\t"
-    >>> separators_per_line(data, newline_offsets(data), b"\t").tolist()
-    [2, 0, 1]
-    """
-    end = int(newlines[-1]) + 1
-    is_sep = np.frombuffer(data, dtype=np.uint8, count=end) == ord(sep)
-    starts = np.empty(len(newlines), dtype=np.intp)
-    starts[0] = 0
-    starts[1:] = newlines[:-1] + 1
-    # Each segment holds its line feed, so none is empty (reduceat's special case).
-    # Summing bytes (0/1) into int32 is twice as fast as summing booleans into int64,
-    # and exact: no line of a block shorter than 2**31 bytes holds more separators.
-    total = np.int32 if end < 2**31 else np.int64
-    return np.add.reduceat(is_sep.view(np.uint8), starts, dtype=total)

@@ -1,0 +1,124 @@
+"""Atomic writes (utils.io.atomic): all or nothing, and no debris left in data trees.
+
+A killed writer must leave nothing behind that the next write does not clear (SPEC 2
+lists the files a tree holds).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+
+import pandas as pd
+import pytest
+
+from utils.io import (atomic_to_csv, atomic_write, atomic_write_json, atomic_write_text,
+                      remove_stale_temp_files)
+from utils.io import atomic as atomic_module
+
+
+def test_atomic_write_failure_keeps_previous_version(tmp_path):
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+    with pytest.raises(RuntimeError):
+        with atomic_write(target) as handle:
+            handle.write("half of the new content")
+            raise RuntimeError("crash mid-write")
+    assert target.read_text() == "old"
+    assert os.listdir(tmp_path) == ["out.txt"]  # no temp file left behind
+
+
+def test_atomic_json_and_csv(tmp_path):
+    atomic_write_json(tmp_path / "d" / "x.json", {"b": 1, "a": [1.5]})
+    assert json.loads((tmp_path / "d" / "x.json").read_text()) == {"b": 1, "a": [1.5]}
+    with pytest.raises(ValueError):  # NaN is not valid JSON and is refused
+        atomic_write_json(tmp_path / "nan.json", {"x": float("nan")})
+    assert not (tmp_path / "nan.json").exists()
+    df = pd.DataFrame({"g": [1.0, 2.0]}, index=["s1", "s2"])
+    atomic_to_csv(df, tmp_path / "t.csv")
+    assert pd.read_csv(tmp_path / "t.csv", index_col=0).equals(df)
+
+
+FORK = multiprocessing.get_context("fork")
+
+
+def _write_and_hang(path: str, started, finish) -> None:
+    """Start an atomic write, report, then wait (for a kill or ``finish``)."""
+    with atomic_write(path) as handle:
+        handle.write("from the child")
+        handle.flush()
+        started.set()
+        finish.wait(60)
+
+
+def _start_writer(path):
+    started, finish = FORK.Event(), FORK.Event()
+    child = FORK.Process(target=_write_and_hang, args=(str(path), started, finish))
+    child.start()
+    assert started.wait(60)
+    return child, finish
+
+
+def temp_files(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_temp_file_of_a_killed_writer_is_removed_by_the_next_write(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    child, _ = _start_writer(tree / "a.csv")
+    assert len(temp_files(tree)) == 1  # the child's, while it writes
+    os.kill(child.pid, signal.SIGKILL)
+    child.join(60)
+    assert child.exitcode == -signal.SIGKILL
+    assert len(temp_files(tree)) == 1  # left behind by the kill
+    atomic_write_text(tree / "b.csv", "next write")  # any atomic write in the folder
+    assert sorted(os.listdir(tree)) == ["b.csv"]
+
+
+def test_temp_file_of_a_live_writer_is_kept(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    child, finish = _start_writer(tree / "a.csv")
+    atomic_write_text(tree / "b.csv", "meanwhile")
+    assert remove_stale_temp_files(tree) == 0
+    assert len(temp_files(tree)) == 1
+    finish.set()
+    child.join(60)
+    assert child.exitcode == 0
+    assert (tree / "a.csv").read_text() == "from the child"
+    assert sorted(os.listdir(tree)) == ["a.csv", "b.csv"]
+
+
+def test_foreign_files_are_never_removed(tmp_path):
+    names = [".notes.txt.tmp", ".a.csv.12.abc.tmp", "x.tmp", ".a.csv.12.0123456789abcdef.tmp.bak"]
+    for name in names:
+        (tmp_path / name).write_text("mine")
+    assert remove_stale_temp_files(tmp_path) == 0
+    assert sorted(os.listdir(tmp_path)) == sorted(names)
+
+
+def test_writer_retries_when_a_cleaner_took_its_fresh_temp_file(tmp_path, monkeypatch):
+    """The race a cleaner can win: between creating its temp file and locking it, a
+    writer's file looks stale. The writer then sees it unlinked and starts over."""
+    real_flock = atomic_module.fcntl.flock
+    calls = []
+
+    class CleanerWinsOnce:
+        LOCK_EX, LOCK_NB = atomic_module.fcntl.LOCK_EX, atomic_module.fcntl.LOCK_NB
+
+        @staticmethod
+        def flock(fd, operation):
+            if not calls:
+                for name in temp_files(tmp_path):
+                    os.unlink(tmp_path / name)
+            calls.append(operation)
+            return real_flock(fd, operation)
+
+    monkeypatch.setattr(atomic_module, "fcntl", CleanerWinsOnce)
+    atomic_write_text(tmp_path / "a.csv", "content")
+    assert len(calls) == 2
+    assert os.listdir(tmp_path) == ["a.csv"]
+    assert (tmp_path / "a.csv").read_text() == "content"
