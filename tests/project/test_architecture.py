@@ -35,6 +35,7 @@ FORBIDDEN = [("download", "tools"), ("genotex", "download")]
 #: ``utils.io``): the LLM client and the agent command still take the retry policy from
 #: ``download.fetch``. Remove an entry when its import moves; the test fails on a stale one.
 PENDING_HTTP_IMPORTS = {("genotex.methods.llm.client", "download.fetch"),
+                        ("genotex.methods.llm.failures", "download.fetch"),
                         ("genotex.cli.agent", "download.fetch")}
 #: What the I/O floor may import from the rest of ``utils``.
 IO_MAY_IMPORT = {"utils.errors", "utils.input_safety", "utils.paths"}
