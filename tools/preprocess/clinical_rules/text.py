@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence, Tuple
 from tools.preprocess.clinical_rules.words import KEEP_S, MISSING_VALUES, WORD_FORMS
 
 
+@functools.lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Strip accents (``ö`` -> ``o``) and unify apostrophes."""
     text = unicodedata.normalize("NFKD", str(text))
@@ -25,6 +26,7 @@ def fold(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'").replace("`", "'")
 
 
+@functools.lru_cache(maxsize=65536)
 def plain_text(value: str) -> str:
     """``value`` folded, lower-cased, with runs of whitespace as one space."""
     return re.sub(r"\s+", " ", fold(value).lower()).strip()
