@@ -490,6 +490,8 @@ def _classify_trait_cell(cell: Any, trait: str, background: str
         return 0.0, 3
     if ev.control == 2:
         return 0.0, 2
+    if ev.precursor:
+        return None, 0      # "pre-diabetes", "MCI": neither case nor control on its own
     if ev.level >= 1:
         if ev.level == 1 and ev.other_disease:
             return None, 0

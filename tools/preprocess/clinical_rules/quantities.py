@@ -62,7 +62,7 @@ def parse_age(cell: Any) -> Optional[float]:
     key, value = split_key_value(cell)
     if is_missing_text(value):
         return None
-    both = age_and_sex(value)
+    both = age_and_sex(value) if not age_key_class(key) else None   # "age: 49 M" stays None
     if both is not None:
         return both[0]
     text = plain_text(_DECIMAL_COMMA.sub(".", value)).rstrip(".;,").strip()

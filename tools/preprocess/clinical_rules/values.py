@@ -149,10 +149,14 @@ def row_conversions(values: Sequence[Any], trait: str, background: str
     lex = trait_lexicon(trait)
     cells = list(values)
     pairs = [split_key_value(c) for c in cells]
-    present = [i for i, (_, v) in enumerate(pairs) if not is_missing_text(v)]
+    # a missing word the series text defines ("ND" = non-demented) is a value
+    defined = [v is not None and is_missing_text(v)
+               and classify_trait_cell(cells[i], trait, background)[0] is not None
+               for i, (_, v) in enumerate(pairs)]
+    present = [i for i, (_, v) in enumerate(pairs) if not is_missing_text(v) or defined[i]]
     decisions: List[Optional[ValueDecision]] = [None] * len(cells)
     for i, (_, v) in enumerate(pairs):
-        if is_missing_text(v):
+        if i not in present:
             decisions[i] = ValueDecision(None, "missing")
     keys = [k for k, _ in pairs]
     present_cells = [cells[i] for i in present]

@@ -18,9 +18,9 @@ def test_two_kinds_of_value_complement():
     # "gastric mucosa tissue" carries no evidence; beside a specific case it is the control
     cells = ["tissue: primary gastric cancer", "tissue: gastric mucosa tissue"]
     assert values("trait", cells, "Stomach_Cancer") == [1.0, 0.0]
-    # the complement needs a specific case: a lone control does not make the rest cases
+    # beside controls only, the rest is the marked group (a treatment used as the trait)
     cells = ["A375 cells 24h Control rep1", "A375 cells 24h Vemurafenib rep1"]
-    assert convert_sample_line("!Sample_title", cells, "Melanoma", "melanoma") == [0.0, None]
+    assert convert_sample_line("!Sample_title", cells, "Melanoma", "melanoma") == [0.0, 1.0]
 
 
 def test_continuous_trait_values():
