@@ -282,6 +282,9 @@ def names_other_disease(tokens: Sequence[str], raw: Sequence[str], lex: TraitLex
     for match in matches:
         if match.field == "not_trait" and not used.issuperset(range(match.start, match.end)):
             return True
+    if lex.is_cancer and any(t in CANCER_GENERIC_WORDS for t in tokens) \
+            and names_other_organ(tokens, lex):
+        return True         # "breast cancer" for a pancreatic cancer trait
     trait_words = {t for p in lex.phrases for t in p} | set(lex.core) | set(lex.organs)
     for i, token in enumerate(tokens):
         if i in used or token in trait_words:
@@ -296,9 +299,8 @@ def names_other_disease(tokens: Sequence[str], raw: Sequence[str], lex: TraitLex
             return True
         if lex.is_cancer is False and token in CANCER_GENERIC_WORDS | NAMED_CANCER_WORDS:
             return True
-        if lex.is_cancer and token in CANCER_GENERIC_WORDS and names_other_organ(tokens, lex):
-            return True     # "breast cancer" for a pancreatic cancer trait
-    abbreviations = set(lex.abbreviations)
+    abbreviations = set(lex.abbreviations) | {
+        word for m in matches if m.field != "not_trait" for word in raw_tokens(m.text)}
     for word in raw:
         if (word.isalpha() and word.isupper() and 2 <= len(word) <= 5
                 and word not in abbreviations and word not in LAB_ABBREVIATIONS):

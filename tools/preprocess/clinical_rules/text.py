@@ -36,6 +36,8 @@ def plain_text(value: str) -> str:
 def canonical_token(token: str) -> str:
     """Canonical form of one lower-case token (plural, adjective, spelling)."""
     token = WORD_FORMS.get(token, token)
+    if len(token) > 5 and token.endswith("ies") and token not in KEEP_S:
+        return WORD_FORMS.get(token[:-3] + "y", token[:-3] + "y")   # atrophies -> atrophy
     if (len(token) > 3 and token.endswith("s") and token not in KEEP_S
             and not token.endswith(("ss", "us", "is", "sis"))):
         token = token[:-1]
