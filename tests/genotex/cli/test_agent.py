@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from genotex.cli.agent import api_key, main, role_models
+from genotex.cli.agent import _agent_settings, api_key, build_parser, main, role_models
 from genotex.cli.regress import UsageError
 from tests.fake_llm_server import FakeLLM, Script
 from tests.genotex.methods.genoagent import harness
@@ -90,3 +90,14 @@ def test_role_models_and_key_lookup():
     assert api_key("GENOTEX_LLM_API_KEY", {"GENOTEX_LLM_API_KEY": "k2",
                                            "OPENAI_API_KEY": "k1"}) == "k2"
     assert api_key("OTHER", {"OPENAI_API_KEY": "k1"}) == ""
+
+
+@pytest.mark.parametrize("flags, expected", [([], True), (["--domain-hints"], True),
+                                             (["--no-domain-hints"], False)])
+def test_domain_hints_flag(flags, expected):
+    """On by default; ``--no-domain-hints`` for the paper's ablations."""
+    args = build_parser().parse_args(["--method", "genoagent", *flags])
+    settings = _agent_settings(args)
+    assert settings.domain_hints is expected
+    assert settings.domain_expert is True
+    assert "--no-domain-hints" in build_parser().format_help()
