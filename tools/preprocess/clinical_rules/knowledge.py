@@ -21,7 +21,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from tools.preprocess.clinical_rules.text import fold, raw_tokens, text_tokens
 
@@ -63,14 +63,14 @@ class Match:
 
 
 class PhraseIndex:
-    """Phrases (canonical token tuples) indexed by their first token."""
+    """Phrases (canonical token tuples) of several fields, indexed by their first token."""
 
-    def __init__(self, entries: Iterable[str]) -> None:
-        by_first: Dict[str, List[Tuple[Phrase, str]]] = {}
-        for entry in entries:
+    def __init__(self, entries: Iterable[Tuple[str, str]]) -> None:
+        by_first: Dict[str, List[Tuple[Phrase, str, str]]] = {}
+        for field, entry in entries:
             tokens = text_tokens(entry)
             if tokens:
-                by_first.setdefault(tokens[0], []).append((tokens, entry))
+                by_first.setdefault(tokens[0], []).append((tokens, field, entry))
         for items in by_first.values():
             items.sort(key=lambda item: -len(item[0]))      # longest first
         self._by_first = by_first
@@ -78,14 +78,14 @@ class PhraseIndex:
     def __bool__(self) -> bool:
         return bool(self._by_first)
 
-    def find(self, tokens: Sequence[str]) -> List[Tuple[int, int, str]]:
-        """``(start, end, entry)`` of every phrase occurring in ``tokens``."""
+    def find(self, tokens: Sequence[str]) -> List[Tuple[int, int, str, str]]:
+        """``(start, end, field, entry)`` of every phrase occurring in ``tokens``."""
         found = []
         for i, token in enumerate(tokens):
-            for phrase, entry in self._by_first.get(token, ()):
+            for phrase, field, entry in self._by_first.get(token, ()):
                 end = i + len(phrase)
                 if end <= len(tokens) and tuple(tokens[i:end]) == phrase:
-                    found.append((i, end, entry))
+                    found.append((i, end, field, entry))
         return found
 
 
@@ -104,37 +104,37 @@ class RawIndex:
     tokens (``"MDA-MB-231"``, ``"MDA MB 231"`` and ``"mdamb231"`` are one line).
     """
 
-    def __init__(self, entries: Iterable[str], kind: str) -> None:
+    def __init__(self, entries: Iterable[Tuple[str, str]], kind: str) -> None:
         self.kind = kind
-        self._exact: Dict[Tuple[str, ...], str] = {}
-        self._folded: Dict[Tuple[str, ...], str] = {}
-        self._squashed: Dict[str, str] = {}
+        self._exact: Dict[Tuple[str, ...], List[Tuple[str, str]]] = {}
+        self._folded: Dict[Tuple[str, ...], List[Tuple[str, str]]] = {}
+        self._squashed: Dict[str, List[Tuple[str, str]]] = {}
         self._prefixes: set = set()
         self.max_len = 1
-        for entry in entries:
+        for field, entry in entries:
             parts = tuple(raw_tokens(entry))
             if not parts:
                 continue
             if kind == "line":
                 key = squash(entry)
                 if len(key) >= 2:
-                    self._squashed.setdefault(key, entry)
+                    _add(self._squashed, key, (field, entry))
                     self._prefixes.update(key[:i] for i in range(1, len(key) + 1))
                     self.max_len = max(self.max_len, min(len(parts), 4))
             elif len("".join(parts)) <= 3:
-                self._exact.setdefault(parts, entry)
+                _add(self._exact, parts, (field, entry))
                 self._prefixes.add(parts[0])
                 self.max_len = max(self.max_len, len(parts))
             else:
-                self._folded.setdefault(tuple(p.lower() for p in parts), entry)
+                _add(self._folded, tuple(p.lower() for p in parts), (field, entry))
                 self._prefixes.add(parts[0].lower())
                 self.max_len = max(self.max_len, len(parts))
 
     def __bool__(self) -> bool:
         return bool(self._exact or self._folded or self._squashed)
 
-    def find(self, raw: Sequence[str]) -> List[Tuple[int, int, str]]:
-        """``(start, end, entry)`` in raw-token positions."""
+    def find(self, raw: Sequence[str]) -> List[Tuple[int, int, str, str]]:
+        """``(start, end, field, entry)`` in raw-token positions."""
         if not self:
             return []
         found = []
@@ -148,9 +148,8 @@ class RawIndex:
                     run += squashed[i + n - 1]
                     if run not in self._prefixes:
                         break
-                    entry = self._squashed.get(run)
-                    if entry is not None:
-                        found.append((i, i + n, entry))
+                    for field, entry in self._squashed.get(run, ()):
+                        found.append((i, i + n, field, entry))
             return found
         lowered = [token.lower() for token in raw]
         for i in range(len(raw)):
@@ -159,11 +158,17 @@ class RawIndex:
             for n in range(1, self.max_len + 1):
                 if i + n > len(raw):
                     break
-                entry = self._exact.get(tuple(raw[i:i + n])) or \
-                    self._folded.get(tuple(lowered[i:i + n]))
-                if entry is not None:
-                    found.append((i, i + n, entry))
+                hits = self._exact.get(tuple(raw[i:i + n])) or \
+                    self._folded.get(tuple(lowered[i:i + n])) or ()
+                for field, entry in hits:
+                    found.append((i, i + n, field, entry))
         return found
+
+
+def _add(table: Dict, key: object, item: Tuple[str, str]) -> None:
+    items = table.setdefault(key, [])
+    if item not in items:
+        items.append(item)
 
 
 @dataclass(frozen=True)
@@ -180,10 +185,12 @@ class TraitKnowledge:
         Whether the data file has an entry (False: built from the name only).
     follows : tuple of str
         Vocabularies the entry follows.
-    phrases : mapping
-        ``{field: PhraseIndex}`` for the phrase fields.
-    raw : mapping
-        ``{field: RawIndex}`` for abbreviations and cell lines.
+    phrases : PhraseIndex
+        The phrase entries of every field.
+    abbreviations : RawIndex
+        Entries written like abbreviations (any field), matched on raw tokens.
+    lines : RawIndex
+        Cell lines (fields ``cell_lines`` and ``control_cell_lines``).
     name_words : frozenset of str
         Canonical content words of the trait's names (used to tell a named
         other disease from the trait).
@@ -195,8 +202,9 @@ class TraitKnowledge:
     kind: str
     listed: bool
     follows: Tuple[str, ...]
-    phrases: Mapping[str, PhraseIndex]
-    raw: Mapping[str, RawIndex]
+    phrases: PhraseIndex
+    abbreviations: RawIndex
+    lines: RawIndex
     name_words: FrozenSet[str]
     type_number: Optional[str]
 
@@ -220,16 +228,24 @@ class TraitKnowledge:
         return self.find_tokens(text_tokens(text), raw_tokens(text))
 
     def find_tokens(self, tokens: Sequence[str], raw: Sequence[str]) -> List[Match]:
-        """:meth:`find` on a text's canonical and raw tokens."""
+        """:meth:`find` on a text's canonical and raw tokens (cached per trait)."""
+        return list(_find_cached(self.trait, tuple(tokens), tuple(raw)))
+
+    def _find(self, tokens: Sequence[str], raw: Sequence[str]) -> List[Match]:
         matches = [Match(field, entry, start, end)
-                   for field, index in self.phrases.items()
-                   for start, end, entry in index.find(tokens)]
-        if raw and any(self.raw.values()):
-            for field, index in self.raw.items():
-                for start, end, entry in index.find(raw):
+                   for start, end, field, entry in self.phrases.find(tokens)]
+        if raw:
+            for index in (self.abbreviations, self.lines):
+                for start, end, field, entry in index.find(raw):
                     first, last = _canonical_span(raw, start, end, tokens)
                     matches.append(Match(field, entry, first, last))
         return matches
+
+
+@functools.lru_cache(maxsize=65536)
+def _find_cached(trait: str, tokens: Tuple[str, ...], raw: Tuple[str, ...]
+                 ) -> Tuple[Match, ...]:
+    return tuple(trait_knowledge(trait)._find(tokens, raw))
 
 
 def _canonical_span(raw: Sequence[str], start: int, end: int, tokens: Sequence[str]
@@ -322,22 +338,21 @@ def trait_knowledge(trait: str) -> TraitKnowledge:
     names = list(dict.fromkeys(phrases + list(entry.get("names", ()))))
     fields = {field: list(entry.get(field, ())) for field in PHRASE_FIELDS}
     fields["names"] = names
-    raw = {"abbreviations": RawIndex(abbreviations + list(entry.get("abbreviations", ())),
-                                     "abbr"),
-           "cell_lines": RawIndex(entry.get("cell_lines", ()), "line"),
-           "control_cell_lines": RawIndex(entry.get("control_cell_lines", ()), "line")}
-    phrases = {}
-    for field, values in fields.items():
-        words = [v for v in values if not looks_like_abbreviation(v)]
-        abbrs = [v for v in values if looks_like_abbreviation(v)]
-        phrases[field] = PhraseIndex(words)
-        if abbrs:
-            raw[field] = RawIndex(abbrs, "abbr")
+    phrase_entries = [(f, v) for f, values in fields.items() for v in values
+                      if not looks_like_abbreviation(v)]
+    abbreviation_entries = [("abbreviations", v) for v in abbreviations
+                            + list(entry.get("abbreviations", ()))]
+    abbreviation_entries += [(f, v) for f, values in fields.items() for v in values
+                             if looks_like_abbreviation(v)]
+    line_entries = [(f, v) for f in ("cell_lines", "control_cell_lines")
+                    for v in entry.get(f, ())]
     name_words = frozenset(t for text in names if not looks_like_abbreviation(text)
                            for t in text_tokens(text) if t not in _NAME_DROP)
     return TraitKnowledge(
         trait=trait, kind=entry.get("kind") or _guess_kind(trait), listed=listed,
-        follows=tuple(entry.get("follows", ())), phrases=phrases, raw=raw,
+        follows=tuple(entry.get("follows", ())), phrases=PhraseIndex(phrase_entries),
+        abbreviations=RawIndex(abbreviation_entries, "abbr"),
+        lines=RawIndex(line_entries, "line"),
         name_words=name_words, type_number=_type_number(trait))
 
 
