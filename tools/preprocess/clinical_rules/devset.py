@@ -23,6 +23,7 @@ Command line::
 
     python -m tools.preprocess.clinical_rules.devset --corpus DIR --cv [--folds 5]
     python -m tools.preprocess.clinical_rules.devset --corpus DIR --fit   # rewrite row_model.json
+    python -m tools.preprocess.clinical_rules.devset --corpus DIR --conventions
 """
 
 from __future__ import annotations
@@ -227,6 +228,86 @@ def headline(summary: Dict[str, Any]) -> Dict[str, float]:
             "all_rows": overall["all_rows_accuracy"]}
 
 
+def convention_counts(records: Sequence[Record]) -> Dict[str, int]:
+    """How often the curators took each decision the conventions describe.
+
+    The counts of ``docs/preprocessing_clinical.md`` ("The curators' conventions"):
+    which row won when a row says every sample has the trait, constant rows,
+    the keys of the chosen rows, measured traits, other diseases in the trait
+    row, age and sex rows and spellings.
+    """
+    from collections import Counter
+
+    from tools.preprocess.clinical import split_key_value
+    from tools.preprocess.clinical_rules.features import profile_row, says_all_cases
+    from tools.preprocess.clinical_rules.knowledge import trait_knowledge
+    from tools.preprocess.clinical_rules.quantities import age_key_class, is_sex_key
+    from tools.preprocess.clinical_rules.rows import (age_row_score, gender_row_score,
+                                                      is_constant)
+
+    counts: Counter = Counter()
+    for record in records:
+        chars = characteristics_of(record)
+        trait, background = record["trait"], record.get("background") or ""
+        gold = record.get("trait_row")
+        profiles = {row: profile_row(row, values, trait, background)
+                    for row, values in chars.items()}
+        counts["series"] += 1
+        counts["trait row: none" if gold is None else "trait row: a row"] += 1
+        if gold is not None:
+            chosen = profiles[gold]
+            if chosen.n_values == 1:
+                counts["trait row: constant (one value for every sample)"] += 1
+            for category in sorted(chosen.categories):
+                counts[f"trait row key: {category}"] += 1
+            if trait_knowledge(trait).is_quantity:
+                counts["measured trait: numeric row" if chosen.numeric
+                       else "measured trait: row of words (high / low, groups)"] += 1
+        for row, profile in profiles.items():
+            if profile.n_values == 1 and profile.best_level >= 3 \
+                    and row not in (record.get("age_row"), record.get("gender_row")):
+                counts["constant row naming the trait: " + (
+                    "chosen" if gold == row else "no row chosen" if gold is None
+                    else "another row chosen")] += 1
+        all_cases = [row for row, p in profiles.items() if says_all_cases(p)]
+        if all_cases:
+            counts["a row says every value is a case: " + (
+                "that row chosen" if gold in all_cases else "no row chosen" if gold is None
+                else "a row splitting the cases chosen")] += 1
+        conversion = (record.get("conversions") or {}).get("trait")
+        if conversion and gold is not None:
+            cells = {c.cell: c for c in profiles[gold].cells}
+            for value, converted, failed in zip(conversion["values"], conversion["converted"],
+                                                conversion["failed"]):
+                cell = cells.get(value) if isinstance(value, str) and not failed else None
+                if cell is not None and cell.evidence.other_disease and cell.label != 1.0:
+                    counts[f"another disease in the trait row -> {converted}"] += 1
+        for row, values in chars.items():
+            if gender_row_score(values) is not None and is_constant(values):
+                counts["constant sex row: " + ("chosen" if record.get("gender_row") == row
+                                               else "not chosen")] += 1
+            if age_row_score(values) is not None and is_constant(values):
+                counts["constant age row: " + ("chosen" if record.get("age_row") == row
+                                               else "not chosen")] += 1
+        for feature in ("age", "gender"):
+            conversion = (record.get("conversions") or {}).get(feature)
+            if not conversion:
+                continue
+            for value, converted in zip(conversion["values"], conversion["converted"]):
+                if not isinstance(value, str):
+                    continue
+                key, text = split_key_value(value)
+                text = (text or "").strip().lower()
+                if feature == "gender" and (is_sex_key(key) or not age_key_class(key)):
+                    if len(text) <= 8 and not any(ch.isdigit() for ch in text[:1]):
+                        counts[f"sex spelling {text!r} -> {converted}"] += 1
+                    elif text[:1].isdigit() and text[-1:] in ("f", "m"):
+                        counts[f"sex in an age-and-sex cell -> {converted}"] += 1
+                if feature == "age" and "month" in (key + text).lower():
+                    counts[f"age in months -> {converted}"] += 1
+    return dict(sorted(counts.items()))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(
@@ -245,6 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the cross-validated headline figures")
     action.add_argument("--fit", action="store_true",
                         help=f"fit on the whole subset and rewrite the package's {MODEL_FILE}")
+    action.add_argument("--conventions", action="store_true",
+                        help="print how often the curators took each conventional decision")
     return parser
 
 
@@ -260,6 +343,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             target = Path(__file__).with_name(MODEL_FILE)
             atomic_write_text(target, model.to_json())
             print(f"wrote {target}")
+            return 0
+        if args.conventions:
+            for name, count in convention_counts(records).items():
+                print(f"{count:5d}  {name}")
             return 0
         summary = cross_validate(load_module(args.corpus / SCORER_FILE), records,
                                  args.folds, args.l2)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from tools.preprocess.clinical import split_key_value
-from tools.preprocess.clinical_rules.knowledge import Match
+from tools.preprocess.clinical_rules.knowledge import Match, other_traits_in
 from tools.preprocess.clinical_rules.lexicon import TraitLexicon, trait_lexicon
 from tools.preprocess.clinical_rules.text import (find_phrase, fold, is_missing_text,
                                                   plain_text, raw_tokens, text_tokens)
@@ -271,6 +271,8 @@ def names_other_disease(tokens: Sequence[str], raw: Sequence[str], lex: TraitLex
 
     Outside the trait's own mention (``mention_tokens``): a differential
     diagnosis of the data file (``ulcerative colitis`` for Crohn's disease), a
+    name, abbreviation or cell line of another trait of the data file that the
+    trait's own entry does not cover (:func:`.knowledge.other_traits_in`), a
     named syndrome or disease ("Williams syndrome"), a word with a disease
     suffix (``-itis``, ``-osis``, ``-oma`` ...), a tumour word for a non-cancer
     trait, or an upper-case abbreviation that is neither the trait's nor lab
@@ -282,6 +284,11 @@ def names_other_disease(tokens: Sequence[str], raw: Sequence[str], lex: TraitLex
     for match in matches:
         if match.field == "not_trait" and not used.issuperset(range(match.start, match.end)):
             return True
+    own = set(used) | {k for m in matches if m.field != "not_trait"
+                       for k in range(m.start, m.end)}
+    for match in other_traits_in(tokens, raw, lex.trait):
+        if not own.issuperset(range(match.start, match.end)):
+            return True     # a name or cell line of another trait of the data file
     if lex.is_cancer and any(t in CANCER_GENERIC_WORDS for t in tokens) \
             and names_other_organ(tokens, lex):
         return True         # "breast cancer" for a pancreatic cancer trait

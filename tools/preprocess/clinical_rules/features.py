@@ -42,11 +42,16 @@ ROW_FEATURES: Dict[str, str] = {
     "gene": "a value names a causal gene of the trait",
     "organ": "a value names an organ or tissue of the trait",
     "key_trait": "the key names the trait (or its measured quantity)",
+    "key_name": "the key names the trait by name, subtype or abbreviation",
+    "key_word": "the key holds a word of the trait's name, nothing more (weak)",
+    "key_staging": "the key names a staging system or a measure of the trait "
+                   "(data file: staging, measures)",
     "key_answer": "the key names the trait by name, abbreviation or measure, and the "
                   "values are yes/no answers",
     "model_values": "a value speaks of a model: cell line, xenograft, organoid ...",
     "disease_all_cases": "a disease key whose every value is a case",
-    "numeric_trait": "most values are numbers and the key names the trait",
+    "numeric_trait": "most values are numbers and the key names the trait, a staging "
+                     "system or a measure of it",
     "control": "a value is a control (healthy, normal, negated mention ...)",
     "contrast": "the row holds the trait and something else (control, other values)",
     "case_control": "a value is a case (even weakly) and another a control",
@@ -60,7 +65,8 @@ ROW_FEATURES: Dict[str, str] = {
     "two_values": "exactly two distinct values",
     "sole": "the only candidate row",
     "sole_background": "the only candidate row, and the series text names the trait",
-    "response_background": "a response / outcome key, and the series text names the trait",
+    "response_background": "a response / outcome key with several values, and the series "
+                           "text names the trait",
     "mixed_keys": "the row mixes several keys",
     "first": "the first row that is not an age or sex row",
     "within": "another row says every value is a case, and this row varies",
@@ -70,13 +76,16 @@ ROW_FEATURES: Dict[str, str] = {
     "within_tissue": "'within' and the row contrasts tumour or disease with normal",
     "bg_contrast": "the series text names the trait and the row has a control but no case",
     "blind": "neither the row nor the series text names the trait",
+    "unnamed": "the row names neither the trait, not even weakly, nor a staging system "
+               "or measure of it (the series text may)",
     **{f"k_{name}": f"the key is a {name.replace('_', ' ')} key"
        for name in KEY_CATEGORIES},
 }
 #: Features of the "no trait row" alternative (series-level).
 NONE_FEATURES: Dict[str, str] = {
     "none_bias": "constant 1 (the base rate of 'no trait row')",
-    "none_no_evidence": "no row names the trait, not even weakly",
+    "none_no_evidence": "no row names the trait, not even weakly, nor a staging system "
+                        "or measure of it",
     "none_no_strong": "no row names the trait by name, subtype, abbreviation or cell line",
     "none_background": "the series text names the trait",
     "none_models": "every row is a cell line, treatment, time or identifier row",
@@ -130,6 +139,8 @@ class RowProfile:
         Its distinct present values (missing words left out).
     n_keys : int
         Distinct keys in the row.
+    key_staging : bool
+        Whether the key names a staging system or measure of the trait.
     """
 
     row: Any
@@ -138,6 +149,7 @@ class RowProfile:
     key_level: int
     cells: Tuple[CellInfo, ...]
     n_keys: int
+    key_staging: bool = False
 
     @property
     def n_values(self) -> int:
@@ -174,10 +186,25 @@ def dominant_key(values: Sequence[Any]) -> Tuple[str, int]:
     return max(counts, key=lambda k: counts[k]), len(counts)
 
 
+#: Shortest category word looked for inside a run-together key word.
+COMPOUND_PART = 6
+
+
 def key_categories(key: str) -> FrozenSet[str]:
-    """Categories of a key by its words (``"disease state"`` -> disease)."""
+    """Categories of a key by its words (``"disease state"`` -> disease).
+
+    A long word that matches no category is also searched for category words
+    of :data:`COMPOUND_PART` letters or more written together with another
+    word (``"bestresponse"`` -> response, ``"diseasestatus"`` -> disease).
+    """
     tokens = set(text_tokens(key)) | set(re.findall(r"[a-z]+", key.lower()))
-    return frozenset(name for name, words in KEY_CATEGORIES.items() if tokens & words)
+    found = {name for name, words in KEY_CATEGORIES.items() if tokens & words}
+    for token in tokens:
+        if len(token) <= COMPOUND_PART or any(token in w for w in KEY_CATEGORIES.values()):
+            continue
+        found.update(name for name, words in KEY_CATEGORIES.items()
+                     if any(len(w) >= COMPOUND_PART and w in token for w in words))
+    return frozenset(found)
 
 
 def key_level(key: str, lex: TraitLexicon) -> int:
@@ -191,6 +218,14 @@ def key_level(key: str, lex: TraitLexicon) -> int:
                                          for m in lex.knowledge.find_tokens(tokens, raw)):
         level = 3
     return level
+
+
+def key_names_staging(key: str, lex: TraitLexicon) -> bool:
+    """Whether a key names a staging system or a measure of the trait (data file)."""
+    if not key:
+        return False
+    return any(m.field in ("staging", "measures")
+               for m in lex.knowledge.find_tokens(text_tokens(key), raw_tokens(key)))
 
 
 def profile_row(row: Any, values: Sequence[Any], trait: str, background: str) -> RowProfile:
@@ -210,7 +245,8 @@ def profile_row(row: Any, values: Sequence[Any], trait: str, background: str) ->
                               strength=strength, evidence=cell_evidence(value or "", lex),
                               number=parse_number(cell)))
     return RowProfile(row=row, key=key, categories=key_categories(key),
-                      key_level=key_level(key, lex), cells=tuple(cells), n_keys=n_keys)
+                      key_level=key_level(key, lex), cells=tuple(cells), n_keys=n_keys,
+                      key_staging=key_names_staging(key, lex))
 
 
 def cell_identity(cell: Any) -> Tuple[str, str]:
@@ -278,11 +314,14 @@ def row_features(profile: RowProfile, others: Sequence[RowProfile], first: bool,
         "gene": float("genes" in fields),
         "organ": float("organs" in fields),
         "key_trait": float(key_trait),
+        "key_name": float(profile.key_level >= 3),
+        "key_word": float(profile.key_level == 1),
+        "key_staging": float(profile.key_staging),
         "key_answer": float(profile.key_level >= 3 and is_yes_no(profile)),
         "model_values": float(any(set(text_tokens(c.value)) & MODEL_VALUE_WORDS
                                   for c in profile.cells)),
         "disease_all_cases": float("disease" in cats and says_all_cases(profile)),
-        "numeric_trait": float(key_trait and profile.numeric),
+        "numeric_trait": float((key_trait or profile.key_staging) and profile.numeric),
         "control": float(control),
         "contrast": float(holds_trait and varying and (control or non_case)),
         "case_control": float(level >= 1 and control),
@@ -297,7 +336,7 @@ def row_features(profile: RowProfile, others: Sequence[RowProfile], first: bool,
         "two_values": float(profile.n_values == 2),
         "sole": float(not others),
         "sole_background": float(not others and background),
-        "response_background": float("response" in cats and background),
+        "response_background": float("response" in cats and background and varying),
         "mixed_keys": float(profile.n_keys >= 2),
         "first": float(first),
         "within": float(within),
@@ -307,6 +346,7 @@ def row_features(profile: RowProfile, others: Sequence[RowProfile], first: bool,
         "within_tissue": float(within and tissue_contrast),
         "bg_contrast": float(background and control and level == 0),
         "blind": float(level == 0 and not key_trait and not background),
+        "unnamed": float(level == 0 and not key_trait and not profile.key_staging),
     }
     for name in KEY_CATEGORIES:
         features[f"k_{name}"] = float(name in cats)
@@ -319,7 +359,7 @@ def none_features(profiles: Sequence[RowProfile], background_level: int) -> Dict
     return {
         "none_bias": 1.0,
         "none_no_evidence": float(not any(p.best_level >= 1 or p.key_level >= 2
-                                          for p in profiles)),
+                                          or p.key_staging for p in profiles)),
         "none_no_strong": float(not any(p.best_level >= 3 or p.key_level >= 3
                                         for p in profiles)),
         "none_background": float(background_level >= 2),

@@ -356,6 +356,50 @@ def trait_knowledge(trait: str) -> TraitKnowledge:
         name_words=name_words, type_number=_type_number(trait))
 
 
+#: Shortest abbreviation of another trait that marks another disease (two
+#: letters are too often something else: "CM", "AS", "OM").
+OTHER_ABBREVIATION_MIN = 3
+
+
+@functools.lru_cache(maxsize=1)
+def _all_traits_indexes() -> Tuple[PhraseIndex, RawIndex, RawIndex]:
+    """Names, abbreviations and cell lines of every listed trait, the trait as field."""
+    names, abbreviations, lines = [], [], []
+    for trait, entry in load_lexicon().items():
+        for text in list(name_phrases(trait)[0]) + list(entry.get("names", ())):
+            (abbreviations if looks_like_abbreviation(text) else names).append((trait, text))
+        abbreviations += [(trait, a) for a in entry.get("abbreviations", ())
+                          if len(a) >= OTHER_ABBREVIATION_MIN]
+        lines += [(trait, line) for line in entry.get("cell_lines", ())
+                  if len(squash(line)) >= OTHER_ABBREVIATION_MIN
+                  and re.search(r"[a-z]", squash(line))]     # not "9-7" (a number)
+    abbreviations = [(t, a) for t, a in abbreviations if len(a) >= OTHER_ABBREVIATION_MIN]
+    return PhraseIndex(names), RawIndex(abbreviations, "abbr"), RawIndex(lines, "line")
+
+
+def other_traits_in(tokens: Sequence[str], raw: Sequence[str], trait: str) -> List[Match]:
+    """Names, abbreviations and cell lines of OTHER traits of the data file in a text.
+
+    Each :class:`Match` has the other trait as ``field``. The whole data file
+    is general knowledge about 132 diseases and measures: a value naming one
+    of them (``"Psoriatic arthritis"`` for Psoriasis, the glioblastoma line
+    ``LN229`` for a prostate cancer trait) names another disease.
+    """
+    return [m for m in _other_cached(tuple(tokens), tuple(raw)) if m.field != trait]
+
+
+@functools.lru_cache(maxsize=65536)
+def _other_cached(tokens: Tuple[str, ...], raw: Tuple[str, ...]) -> Tuple[Match, ...]:
+    phrases, abbreviations, lines = _all_traits_indexes()
+    found = [Match(field, entry, start, end) for start, end, field, entry in phrases.find(tokens)]
+    if raw:
+        for index in (abbreviations, lines):
+            for start, end, field, entry in index.find(raw):
+                first, last = _canonical_span(raw, start, end, tokens)
+                found.append(Match(field, entry, first, last))
+    return tuple(found)
+
+
 def looks_like_abbreviation(entry: str) -> bool:
     """An entry written like an abbreviation (``HbSS``, ``PMF``, ``T2D``, ``CIN2+``).
 

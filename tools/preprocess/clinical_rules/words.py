@@ -280,12 +280,15 @@ KEY_CATEGORIES: Dict[str, frozenset] = {
                             "inhibitor", "aso", "knockdown", "overexpression",
                             "regimen", "supplementation", "diet"}),
     # how a disease went or responded
-    "response": frozenset({"response", "responder", "respond", "outcome", "survival",
-                           "relapse", "remission", "recurrence", "recurrent", "event",
-                           "progression", "prognosis", "efs", "os", "pfs", "dfs",
-                           "death", "dead", "alive", "vital", "failure", "success",
+    "response": frozenset({"response", "responder", "respond", "outcome",
+                           "relapse", "remission", "recurrence", "recurrent",
+                           "progression", "prognosis", "failure", "success",
                            "sensitivity", "resistance", "benefit", "course", "efficacy",
-                           "trg", "regression", "pcr", "bestresponse", "recrec"}),
+                           "trg", "regression", "pcr"}),
+    # whether and how long a patient lived (or lived free of an event)
+    "survival": frozenset({"survival", "survived", "event", "efs", "os", "pfs", "dfs",
+                           "rfs", "mfs", "death", "dead", "alive", "vital", "deceased",
+                           "mortality", "censored", "censor"}),
     # how far a disease went
     "stage": frozenset({"stage", "grade", "grading", "score", "tnm", "gleason", "isup",
                         "severity", "ajcc", "figo", "braak", "cerad", "nyha", "gold",

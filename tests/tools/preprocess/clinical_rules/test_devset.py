@@ -24,10 +24,10 @@ TARGETS = {"trait_row": 0.75, "trait_values": 0.75, "age_row": 0.97, "gender_row
 #: Targets the rules do not reach yet, with the figure measured when this was
 #: written (leave one trait out, clean subset). Strict: reaching one fails the
 #: test, so that the list is updated.
-UNMET = {"trait_row": "69.4 %", "trait_values": "73.7 %", "gender_row": "94.1 %"}
+UNMET = {"trait_row": "70.8 %", "gender_row": "94.1 %"}
 #: Regression floors (a little under the measured figures).
-FLOORS = {"trait_row": 0.68, "trait_values": 0.72, "age_row": 0.97, "gender_row": 0.93,
-          "all_rows": 0.65}
+FLOORS = {"trait_row": 0.69, "trait_values": 0.78, "age_row": 0.97, "gender_row": 0.93,
+          "all_rows": 0.66}
 #: Figures that must never fall below the keyword baseline's.
 VERSUS_BASELINE = ("trait_row", "trait_values", "age_row", "gender_row")
 
@@ -61,9 +61,11 @@ def baseline(dev_dir, scorer, records):
 @pytest.mark.slow
 @pytest.mark.parametrize("metric", sorted(TARGETS))
 def test_cross_validated_figures_reach_the_targets(cross_validated, metric):
+    reached = cross_validated[metric] >= TARGETS[metric]
     if metric in UNMET:
+        assert not reached, f"{metric} now reaches its target: take it out of UNMET"
         pytest.xfail(f"target {TARGETS[metric]:.0%} not reached: {UNMET[metric]} measured")
-    assert cross_validated[metric] >= TARGETS[metric], cross_validated
+    assert reached, cross_validated
 
 
 @pytest.mark.slow

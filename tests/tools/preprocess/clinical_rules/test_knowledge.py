@@ -15,9 +15,11 @@ from tests.conftest import shared_file
 from tools.preprocess.clinical_rules import lexicon_sources, trait_knowledge
 from tools.preprocess.clinical_rules.evidence import cell_evidence
 from tools.preprocess.clinical_rules.knowledge import (KINDS, PHRASE_FIELDS, RAW_FIELDS,
+                                                       other_traits_in,
                                                        load_lexicon, looks_like_abbreviation,
                                                        squash)
 from tools.preprocess.clinical_rules.lexicon import trait_lexicon
+from tools.preprocess.clinical_rules.text import raw_tokens, text_tokens
 
 FIELDS = set(PHRASE_FIELDS) | set(RAW_FIELDS) | {"kind", "follows"}
 
@@ -114,3 +116,17 @@ def test_evidence_from_the_lexicon(trait, text, level, control, other):
     assert (ev.level, ev.control, ev.other_disease) == (level, control, other), ev
     if level:
         assert ev.words            # the evidence says which words matched
+
+
+def _others(text, trait):
+    return {m.field for m in other_traits_in(text_tokens(text), raw_tokens(text), trait)}
+
+
+def test_names_and_cell_lines_of_other_traits_are_other_diseases():
+    """The whole data file is knowledge: another trait's name or line is another disease."""
+    assert _others("psoriatic arthritis", "Psoriasis") == {"Psoriatic_Arthritis"}
+    assert "Glioblastoma" in _others("cell line: LN229", "Prostate_Cancer")
+    assert _others("psoriatic arthritis", "Psoriatic_Arthritis") == set()
+    assert _others("weight: 97.5", "Hypertension") == set()        # no all-digit "lines"
+    assert cell_evidence("FaDu", trait_lexicon("Prostate_Cancer")).other_disease
+    assert not cell_evidence("LNCaP", trait_lexicon("Prostate_Cancer")).other_disease

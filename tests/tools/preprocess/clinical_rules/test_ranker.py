@@ -13,7 +13,8 @@ import pytest
 from tools.preprocess.clinical_rules import decide_clinical_rows, infer_clinical_rows
 from tools.preprocess.clinical_rules.decisions import LOW_CONFIDENCE
 from tools.preprocess.clinical_rules.features import (NONE_FEATURES, ROW_FEATURES,
-                                                      feature_names, profile_row)
+                                                      feature_names, key_categories,
+                                                      profile_row, row_features)
 from tools.preprocess.clinical_rules.ranker import (Alternative, RowModel, alternatives,
                                                    best_alternative, fit_row_model,
                                                    load_row_model, score_alternatives)
@@ -115,3 +116,32 @@ def test_low_confidence_decisions_are_named():
 ])
 def test_rows_of_hand_written_series(chars, trait, expected):
     assert infer_clinical_rows(chars, trait, "")["trait_row"] == expected
+
+
+@pytest.mark.parametrize("key, expected", [
+    ("disease state", {"disease"}),
+    ("response to r-chop", {"response"}),
+    ("efs.event", {"survival"}),            # survival is not a response to treatment
+    ("vital status", {"survival"}),
+    ("bestresponse", {"response"}),         # run-together words
+    ("diseasestatus", {"disease"}),
+])
+def test_key_categories(key, expected):
+    assert key_categories(key) >= expected
+    if "survival" in expected:
+        assert "response" not in key_categories(key)
+
+
+def test_a_numeric_row_under_a_measure_of_a_binary_trait_names_it():
+    """Blood pressure is a measure of hypertension (data file: measures)."""
+    row = ["systolic blood pressure: 118", "systolic blood pressure: 151",
+           "systolic blood pressure: 137"]
+    profile = profile_row(2, row, "Hypertension", "")
+    features = row_features(profile, [], False, 0, "Hypertension")
+    assert profile.key_staging
+    assert features["numeric_trait"] == features["key_staging"] == 1.0
+    assert features["unnamed"] == 0.0
+    other = row_features(profile_row(2, [c.replace("systolic blood pressure", "height")
+                                         for c in row], "Hypertension", ""),
+                         [], False, 0, "Hypertension")
+    assert other["numeric_trait"] == other["key_staging"] == 0.0 and other["unnamed"] == 1.0
