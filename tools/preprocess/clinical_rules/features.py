@@ -221,11 +221,12 @@ def key_level(key: str, lex: TraitLexicon) -> int:
 
 
 def key_names_staging(key: str, lex: TraitLexicon) -> bool:
-    """Whether a key names a staging system or a measure of the trait (data file)."""
+    """Whether a key names a staging system, a measure or a cut-off's measure (data file)."""
     if not key:
         return False
-    return any(m.field in ("staging", "measures")
-               for m in lex.knowledge.find_tokens(text_tokens(key), raw_tokens(key)))
+    return lex.knowledge.cutoff_for(key) is not None or any(
+        m.field in ("staging", "measures")
+        for m in lex.knowledge.find_tokens(text_tokens(key), raw_tokens(key)))
 
 
 def profile_row(row: Any, values: Sequence[Any], trait: str, background: str) -> RowProfile:

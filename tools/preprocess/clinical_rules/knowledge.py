@@ -34,6 +34,8 @@ PHRASE_FIELDS = ("names", "subtypes", "related", "precursors", "not_trait", "con
                  "organs", "genes", "staging", "measures")
 #: Fields of raw-text identifiers.
 RAW_FIELDS = ("abbreviations", "cell_lines", "control_cell_lines")
+#: Fields of guideline thresholds (:class:`Cutoff`).
+CUTOFF_FIELDS = ("cutoffs",)
 #: Words dropped from a trait name before it becomes a phrase.
 _NAME_DROP = frozenset({"and", "of", "the", "in", "with"})
 
@@ -60,6 +62,69 @@ class Match:
     text: str
     start: int
     end: int
+
+
+#: A cut-off entry: ``"<measure> <operator> <number>"``.
+_CUTOFF = re.compile(r"^(?P<measure>.+?)\s*(?P<op>>=|<=|>|<)\s*(?P<value>-?\d+(?:\.\d+)?)$")
+#: Shortest word compared with one edit allowed (``sistolic`` = ``systolic``).
+FUZZY_MIN = 6
+
+
+@dataclass(frozen=True)
+class Cutoff:
+    """A guideline threshold defining a binary trait on a measure (``AHI >= 5``).
+
+    Attributes
+    ----------
+    text : str
+        The entry as written in the data file.
+    measure : tuple of str
+        Canonical tokens of the measure's name.
+    op : str
+        ``>=``, ``<=``, ``>`` or ``<``.
+    value : float
+        The threshold.
+    """
+
+    text: str
+    measure: Phrase
+    op: str
+    value: float
+
+    def holds(self, number: float) -> bool:
+        """Whether a measured value meets the threshold (has the trait)."""
+        return {">=": number >= self.value, "<=": number <= self.value,
+                ">": number > self.value, "<": number < self.value}[self.op]
+
+
+def parse_cutoff(entry: str) -> Cutoff:
+    """Read one ``cutoffs`` entry; ValueError when it is not ``measure op number``."""
+    match = _CUTOFF.match(entry.strip())
+    tokens = text_tokens(match.group("measure")) if match else ()
+    if not match or not tokens:
+        raise ValueError(f"{LEXICON_FILE}: cut-off {entry!r} is not 'measure >= number'")
+    return Cutoff(entry, tuple(tokens), match.group("op"), float(match.group("value")))
+
+
+def near_word(a: str, b: str) -> bool:
+    """Equal words, or words of :data:`FUZZY_MIN` letters or more one edit apart."""
+    if a == b:
+        return True
+    if min(len(a), len(b)) < FUZZY_MIN or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i + 1:] == b[i + 1:] if len(a) == len(b) else a[i:] == b[i + 1:]
+
+
+def holds_phrase(tokens: Sequence[str], phrase: Phrase) -> bool:
+    """Whether ``phrase`` occurs in ``tokens``, each word within one edit (:func:`near_word`)."""
+    n = len(phrase)
+    return any(all(near_word(tokens[i + k], phrase[k]) for k in range(n))
+               for i in range(len(tokens) - n + 1))
 
 
 class PhraseIndex:
@@ -207,6 +272,15 @@ class TraitKnowledge:
     lines: RawIndex
     name_words: FrozenSet[str]
     type_number: Optional[str]
+    cutoffs: Tuple[Cutoff, ...] = ()
+
+    def cutoff_for(self, key: str) -> Optional[Cutoff]:
+        """The cut-off whose measure a row's key names (spelling slips forgiven), or None."""
+        tokens = text_tokens(key)
+        for cutoff in self.cutoffs:
+            if holds_phrase(tokens, cutoff.measure):
+                return cutoff
+        return None
 
     @property
     def is_cancer(self) -> bool:
@@ -353,7 +427,8 @@ def trait_knowledge(trait: str) -> TraitKnowledge:
         follows=tuple(entry.get("follows", ())), phrases=PhraseIndex(phrase_entries),
         abbreviations=RawIndex(abbreviation_entries, "abbr"),
         lines=RawIndex(line_entries, "line"),
-        name_words=name_words, type_number=_type_number(trait))
+        name_words=name_words, type_number=_type_number(trait),
+        cutoffs=tuple(parse_cutoff(c) for c in entry.get("cutoffs", ())))
 
 
 #: Shortest abbreviation of another trait that marks another disease (two

@@ -133,8 +133,10 @@ def row_conversions(values: Sequence[Any], trait: str, background: str
     1. missing words -> None;
     2. a stage or grade row -> the stage number (``III`` -> 3); a row of
        numbers -> the number for a measured trait (data file: ``quantity``);
-       for a binary trait a number names nothing of it -> 0 (as in rule 4),
-       but a yes/no row keyed by the trait -> 1 / 0;
+       for a binary trait, a measure the data file gives a guideline cut-off
+       for (``AHI >= 5``) -> 1 / 0 by the cut-off, any other number names
+       nothing of the trait -> 0 (as in rule 4); a yes/no row keyed by the
+       trait -> 1 / 0;
     3. a row where some value names the trait (medium or strong evidence): the
        cases -> 1, controls -> 0, and everything else -- other diseases, values
        naming nothing, precursor states -> 0 (but when the key names the trait,
@@ -174,8 +176,12 @@ def row_conversions(values: Sequence[Any], trait: str, background: str
         quantity = lex.knowledge.is_quantity or lex.looks_continuous
         for i in present:
             number = parse_number(cells[i])
+            cutoff = None if quantity else lex.knowledge.cutoff_for(keys[i])
             if quantity:
                 decisions[i] = ValueDecision(number, "number")
+            elif cutoff is not None and number is not None:
+                decisions[i] = ValueDecision(float(cutoff.holds(number)),
+                                             f"guideline cut-off {cutoff.text}")
             else:       # a number names nothing of a binary trait (rule 4 below)
                 decisions[i] = ValueDecision(0.0, "names nothing (a number)")
         return [d or ValueDecision(None, "undecided") for d in decisions]

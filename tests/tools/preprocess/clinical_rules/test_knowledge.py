@@ -14,14 +14,15 @@ import pytest
 from tests.conftest import shared_file
 from tools.preprocess.clinical_rules import lexicon_sources, trait_knowledge
 from tools.preprocess.clinical_rules.evidence import cell_evidence
-from tools.preprocess.clinical_rules.knowledge import (KINDS, PHRASE_FIELDS, RAW_FIELDS,
-                                                       other_traits_in,
+from tools.preprocess.clinical_rules.knowledge import (CUTOFF_FIELDS, KINDS, PHRASE_FIELDS,
+                                                       RAW_FIELDS, near_word, other_traits_in,
+                                                       parse_cutoff,
                                                        load_lexicon, looks_like_abbreviation,
                                                        squash)
 from tools.preprocess.clinical_rules.lexicon import trait_lexicon
 from tools.preprocess.clinical_rules.text import raw_tokens, text_tokens
 
-FIELDS = set(PHRASE_FIELDS) | set(RAW_FIELDS) | {"kind", "follows"}
+FIELDS = set(PHRASE_FIELDS) | set(RAW_FIELDS) | set(CUTOFF_FIELDS) | {"kind", "follows"}
 
 
 def fields_matched(trait, text):
@@ -130,3 +131,27 @@ def test_names_and_cell_lines_of_other_traits_are_other_diseases():
     assert _others("weight: 97.5", "Hypertension") == set()        # no all-digit "lines"
     assert cell_evidence("FaDu", trait_lexicon("Prostate_Cancer")).other_disease
     assert not cell_evidence("LNCaP", trait_lexicon("Prostate_Cancer")).other_disease
+
+
+def test_cutoffs_are_guideline_thresholds_of_binary_traits():
+    lexicon = load_lexicon()
+    with_cutoffs = {t for t, e in lexicon.items() if e.get("cutoffs")}
+    assert {"Hypertension", "Obesity", "Obstructive_sleep_apnea"} <= with_cutoffs
+    for trait in with_cutoffs:
+        assert lexicon[trait]["kind"] != "quantity", trait      # a quantity keeps its number
+        assert trait_knowledge(trait).cutoffs                   # every entry parses
+    osa = trait_knowledge("Obstructive_sleep_apnea")
+    cutoff = osa.cutoff_for("apnea hyponea index")              # one slip forgiven
+    assert cutoff is not None and cutoff.holds(5.0) and not cutoff.holds(4.9)
+    assert osa.cutoff_for("age") is None
+    assert trait_knowledge("Osteoporosis").cutoff_for("T-score").holds(-2.5)
+    with pytest.raises(ValueError, match="not 'measure >= number'"):
+        parse_cutoff("AHI high")
+
+
+@pytest.mark.parametrize("a, b, near", [
+    ("systolic", "sistolic", True), ("hypopnea", "hyponea", True), ("index", "indx", False),
+    ("pressure", "pressures", True), ("diastolic", "systolic", False), ("age", "age", True),
+])
+def test_near_words_are_one_edit_apart_and_long_enough(a, b, near):
+    assert near_word(a, b) is near and near_word(b, a) is near

@@ -8,7 +8,7 @@ the demo cohorts and the real series of ``../shared/data`` in ``ch1`` mode
 import pytest
 
 from tests.tools.preprocess.clinical_rules import heldout_cases, scoring
-from tools.preprocess.clinical_rules import infer_clinical_rows
+from tools.preprocess.clinical_rules import infer_clinical_rows, infer_clinical_values
 
 RA = "Rheumatoid_Arthritis"
 
@@ -50,12 +50,17 @@ def test_a_row_that_splits_the_cases_beats_the_constant_disease_row():
     assert rows(chars, "Rectal_Cancer", "locally advanced rectal cancer")[0] == 2
 
 
-def test_continuous_trait_row_and_bmi_is_not_obesity():
+def test_continuous_trait_row_and_a_measure_with_a_guideline_cutoff():
     chars = {0: ["tissue: blood"], 1: ["25(OH)D (ng/ml): 31.2", "25(OH)D (ng/ml): 12"],
              2: ["age: 40", "age: 41"]}
     assert rows(chars, "Vitamin_D_Levels")[0] == 1
+    # BMI is obesity's measure with a WHO cut-off (>= 30): the row, cut there
     chars = {0: ["bmi: 31.2", "bmi: 22"], 1: ["Sex: F", "Sex: M"]}
-    assert rows(chars, "Obesity")[0] is None
+    assert rows(chars, "Obesity")[0] == 0
+    assert infer_clinical_values("trait", chars[0], "Obesity", "") == [1.0, 0.0]
+    # a number the data file knows no cut-off for is not the trait's row
+    chars = {0: ["waist (cm): 101", "waist (cm): 84"], 1: ["Sex: F", "Sex: M"]}
+    assert rows(chars, "Migraine")[0] is None
 
 
 def test_a_key_naming_the_trait_with_yes_no_answers():

@@ -31,6 +31,16 @@ def test_continuous_trait_values():
     assert values("trait", cells, "Vitamin_D_Levels") == [31.2, 12.0, None]
 
 
+def test_a_measure_of_a_binary_trait_is_cut_at_the_guideline_threshold():
+    """AASM: AHI >= 5 events/h is sleep apnoea; other numbers name nothing (0)."""
+    cells = ["apnea hypopnea index: 3.2", "apnea hypopnea index: 5", "AHI: 31.5",
+             "apnea hypopnea index: NA"]
+    assert values("trait", cells, "Obstructive_sleep_apnea") == [0.0, 1.0, 1.0, None]
+    cells = ["systolic blood pressure: 118", "systolic blood pressure: 152"]
+    assert values("trait", cells, "Hypertension") == [0.0, 1.0]
+    assert values("trait", ["age: 35", "age: 52"], "Hypertension") == [0.0, 0.0]
+
+
 def test_yes_no_column_keyed_by_the_trait_is_binary():
     assert values("trait", ["diabetes: 1", "diabetes: 0", "diabetes: 1"],
                   "Type_2_Diabetes") == [1.0, 0.0, 1.0]
