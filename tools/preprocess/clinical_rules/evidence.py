@@ -376,9 +376,27 @@ def background_level(background: str, trait: str) -> int:
     return max((m.level for m in mentions), default=0)
 
 
-_ABBREVIATION_DEFINITION = re.compile(
-    r"(?P<phrase>[A-Za-z][A-Za-z0-9'\u2019\- ]{2,80}?)\s*[(\[]\s*"
-    r"(?P<abbr>[A-Z][A-Za-z0-9]{0,3}[A-Z0-9](?:/[A-Z0-9]+)?)\s*(?=[)\];,=:]|\s*[=,;]|\s+n\b)")
+#: An abbreviation opening a bracket: ``(AD = 97)``, ``[ND,``, ``(PCOS)``.
+_BRACKETED_ABBREVIATION = re.compile(
+    r"[(\[]\s*(?P<abbr>[A-Z][A-Za-z0-9]{0,3}[A-Z0-9](?:/[A-Z0-9]+)?)"
+    r"\s*(?=[)\];,=:]|\s*[=,;]|\s+n\b)")
+#: The words right before it (at most 81 characters, starting with a letter).
+_PHRASE_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9'\u2019\- ]{2,80}$")
+
+
+def _defined_abbreviations(text: str) -> List[Tuple[str, str]]:
+    """``(phrase, abbreviation)`` of every "phrase (ABBR" in a text, left to right.
+
+    The bracket is found first and the phrase read backwards from it, which
+    keeps the search linear in the length of the text.
+    """
+    found = []
+    for match in _BRACKETED_ABBREVIATION.finditer(text):
+        before = text[max(0, match.start() - 200):match.start()].rstrip()
+        phrase = _PHRASE_BEFORE.search(before[-81:])
+        if phrase:
+            found.append((phrase.group(0), match.group("abbr")))
+    return found
 
 
 @functools.lru_cache(maxsize=4096)
@@ -401,13 +419,12 @@ def background_abbreviations(background: str, trait: str
     cases: List[str] = []
     controls: List[str] = []
     text = fold(background)
-    for match in _ABBREVIATION_DEFINITION.finditer(text):
+    for phrase, abbr in _defined_abbreviations(text):
         phrase = re.split(r"[()\[\];:,.]|\band\b|\bor\b|\bvs\b|\bversus\b|\bfrom\b",
-                          match.group("phrase"))[-1]
+                          phrase)[-1]
         words = phrase.split()[-5:]
         if not words:
             continue
-        abbr = match.group("abbr")
         if set(text_tokens(" ".join(words))) & MODEL_WORDS:
             continue        # "melanoma cell line (A375)" names a model, not patients
         ev = cell_evidence(" ".join(words), lex)
