@@ -10,8 +10,10 @@ file ``trait_lexicon.toml``), a handful of regular expressions, the curators'
 conventions (:mod:`.values`), and for the trait row a ranking of named
 features whose generic weights were fitted to real curators' decisions
 (:mod:`.ranker`, data file ``row_model.json``) -- so the same input always
-gives the same answer, with a confidence and its evidence (:mod:`.decisions`). The ``rules`` method (:mod:`genotex.methods.rules`)
-plays the curator with it; notebooks, agents' code and tests can call it too.
+gives the same answer, with a confidence and its evidence (:mod:`.decisions`).
+The ``rules`` method (:mod:`genotex.methods.rules`) plays the curator with it;
+GenoAgent's Domain Expert reads its proposal as a hint; notebooks, agents'
+code and tests can call it too.
 
 Functions
 ---------

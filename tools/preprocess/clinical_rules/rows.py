@@ -7,9 +7,11 @@
   an age at onset, a gestational age or an age of menarche is never the age.
   Among rows of the same class the earliest with at least half the best
   count of ages wins. A row where every sample has the same age is not the
-  age row; a row where every sample has the same sex is the sex row only
-  when the series has no age row (the curators' conventions, counted in
-  ``docs/preprocessing_clinical.md``). Age and sex may share a row.
+  age row; a row where every sample has the same sex is the sex row when no
+  row varies (the bias step drops it later); among sex rows, the one whose
+  first cell -- the first sample's -- is a sex wins (the curators'
+  conventions, counted in ``docs/preprocessing_clinical.md``). Age and sex
+  may share a row.
 * Trait: the ranking of :mod:`.ranker` over the other rows (a row that mixes
   keys stays a candidate even when it also holds the age or the sex) and
   "no trait row".
@@ -93,21 +95,33 @@ def age_row_score(values: Sequence[Any]) -> Optional[Score]:
     return None
 
 
+def _is_sex_cell(cell: Any) -> bool:
+    key, value = split_key_value(cell)
+    return (is_sex_key(key) or age_and_sex(value) is not None) and parse_sex(cell) is not None
+
+
 def gender_row_score(values: Sequence[Any]) -> Optional[Score]:
-    """Ranking of a row as the sex row (None: not a candidate); like the age row."""
+    """Ranking of a row as the sex row (None: not a candidate); like the age row.
+
+    ``(class, first, share)``: keyed rows beat keyless ones; then a row whose
+    first cell -- the first sample's -- is a sex (in series whose samples list
+    their characteristics in different orders, the curators take the row where
+    the first sample has its sex, whatever the other samples hold there);
+    then the larger share of sexes.
+    """
     present = present_cells(values)
     if not present:
         return None
-    hits = sum((is_sex_key(split_key_value(cell)[0])
-                or age_and_sex(split_key_value(cell)[1]) is not None)
-               and parse_sex(cell) is not None for cell in present)
+    hits = sum(_is_sex_cell(cell) for cell in present)
     share = hits / len(present)
-    if share >= ROW_SHARE or (share >= MIXED_ROW_SHARE and hits >= 1 and len(present) >= 2):
-        return (2, share)
+    first = _is_sex_cell(present[0])
+    if first or share >= ROW_SHARE or (share >= MIXED_ROW_SHARE and hits >= 1
+                                       and len(present) >= 2):
+        return (2, first, share)
     if not row_key(values):
         parsed = sum(parse_sex(v) is not None for v in present) / len(present)
         if parsed >= KEYLESS_SHARE:
-            return (1, parsed)
+            return (1, False, parsed)
     return None
 
 

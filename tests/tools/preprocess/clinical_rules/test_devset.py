@@ -24,9 +24,9 @@ TARGETS = {"trait_row": 0.75, "trait_values": 0.75, "age_row": 0.97, "gender_row
 #: Targets the rules do not reach yet, with the figure measured when this was
 #: written (leave one trait out, clean subset). Strict: reaching one fails the
 #: test, so that the list is updated.
-UNMET = {"trait_row": "71.2 %", "gender_row": "94.1 %"}
+UNMET = {"trait_row": "71.2 %", "gender_row": "94.5 %"}
 #: Regression floors (a little under the measured figures).
-FLOORS = {"trait_row": 0.70, "trait_values": 0.82, "age_row": 0.97, "gender_row": 0.93,
+FLOORS = {"trait_row": 0.70, "trait_values": 0.82, "age_row": 0.97, "gender_row": 0.94,
           "all_rows": 0.67}
 #: Figures that must never fall below the keyword baseline's.
 VERSUS_BASELINE = ("trait_row", "trait_values", "age_row", "gender_row")

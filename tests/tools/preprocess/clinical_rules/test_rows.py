@@ -138,3 +138,14 @@ def test_real_series_characteristics_only(real_cohorts, index):
         pytest.xfail("known miss: " + REAL_MISSES[cohort.name])
     result = scoring.score(cohort, "ch1")
     assert all(result.row_ok.values()), (cohort.name, result.rows)
+
+
+def test_sex_row_of_the_first_sample_when_samples_list_characteristics_in_different_orders():
+    """Row 2 starts with the first sample's sex; row 1 holds the sexes of a few others."""
+    chars = {0: ["disease: type 1 diabetes", "disease: healthy control"],
+             1: ["bmi: 21.5", "bmi: 24", "sex: F", "sex: M", "bmi: 30.2"],
+             2: ["sex: F", "c-peptide: 0.54", "c-peptide: 0.69", "c-peptide: 1.08",
+                 "c-peptide: 1.51", "c-peptide: 0.26"]}
+    assert infer_clinical_rows(chars, "Type_1_Diabetes", "")["gender_row"] == 2
+    chars[2] = chars[2][1:]                     # without it, the row holding sexes wins
+    assert infer_clinical_rows(chars, "Type_1_Diabetes", "")["gender_row"] == 1
