@@ -25,11 +25,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from tools.preprocess.clinical import split_key_value
 from tools.preprocess.clinical_rules.knowledge import Match, other_traits_in
 from tools.preprocess.clinical_rules.lexicon import TraitLexicon, trait_lexicon
 from tools.preprocess.clinical_rules.text import (find_phrase, fold, is_missing_text,
-                                                  plain_text, raw_tokens, text_tokens)
+                                                  plain_text, raw_tokens, split_cell,
+                                                  text_tokens)
 from tools.preprocess.clinical_rules.words import (CANCER_GENERIC_WORDS, CONTROL_ABBREVIATIONS,
                                                    CONTROL_PHRASES, CONTROL_WORDS,
                                                    DISEASE_KEY_WORDS, DISEASE_SUFFIXES,
@@ -484,7 +484,7 @@ def _classify_cached(cell: str, trait: str, background: str) -> Tuple[Optional[f
 
 def _classify_trait_cell(cell: Any, trait: str, background: str
                          ) -> Tuple[Optional[float], int]:
-    key, value = split_key_value(cell)
+    key, value = split_cell(cell)
     if value is not None and background:
         # an abbreviation the series text defines beats the missing-word list
         # ("ND" = non-demented controls, not "not determined")
@@ -536,7 +536,7 @@ def key_is_disease_like(key: str) -> bool:
 
 def explain_value(cell: Any, trait: str, background: str = "") -> Dict[str, Any]:
     """The evidence behind :func:`classify_trait_cell` for one cell (debugging aid)."""
-    key, value = split_key_value(cell)
+    key, value = split_cell(cell)
     label, strength = classify_trait_cell(cell, trait, background)
     return {"key": key, "value": value, "tokens": text_tokens(value or ""),
             "evidence": cell_evidence(value or "", trait_lexicon(trait)),

@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from tools.preprocess.clinical import split_key_value
 from tools.preprocess.clinical_rules.evidence import (Evidence, cell_evidence,
                                                       classify_trait_cell, trait_mentions)
 from tools.preprocess.clinical_rules.lexicon import TraitLexicon, trait_lexicon
 from tools.preprocess.clinical_rules.quantities import parse_number
-from tools.preprocess.clinical_rules.text import is_missing_text, plain_text, raw_tokens, text_tokens
+from tools.preprocess.clinical_rules.text import (is_missing_text, plain_text, raw_tokens,
+                                                  split_cell, text_tokens)
 from tools.preprocess.clinical_rules.words import KEY_CATEGORIES, NO_WORDS, YES_WORDS
 
 #: Words of a value that describe a model rather than a patient.
@@ -178,7 +178,7 @@ def dominant_key(values: Sequence[Any]) -> Tuple[str, int]:
     """The most common key of a row (lower case; first seen wins ties) and the key count."""
     counts: Dict[str, int] = {}
     for cell in values:
-        key, value = split_key_value(cell)
+        key, value = split_cell(cell)
         if value is not None:
             counts[key.lower()] = counts.get(key.lower(), 0) + 1
     if not counts:
@@ -236,7 +236,7 @@ def profile_row(row: Any, values: Sequence[Any], trait: str, background: str) ->
     cells: List[CellInfo] = []
     seen = set()
     for cell in values:
-        k, value = split_key_value(cell)
+        k, value = split_cell(cell)
         identity = cell_identity(cell)
         if is_missing_text(value) or identity in seen:
             continue
@@ -255,7 +255,7 @@ def cell_identity(cell: Any) -> Tuple[str, str]:
 
     ``"Tissue: Mucosa"`` and ``"tissue:mucosa"`` are one value.
     """
-    key, value = split_key_value(cell)
+    key, value = split_cell(cell)
     return plain_text(key), plain_text(value or "")
 
 

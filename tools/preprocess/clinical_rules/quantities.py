@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from tools.preprocess.clinical import (MAX_AGE_YEARS, convert_age, convert_gender,
-                                      split_key_value)
-from tools.preprocess.clinical_rules.text import is_missing_text, plain_text, text_tokens
+from tools.preprocess.clinical import MAX_AGE_YEARS, convert_age, convert_gender
+from tools.preprocess.clinical_rules.text import (is_missing_text, plain_text, split_cell,
+                                                  text_tokens)
 from tools.preprocess.clinical_rules.words import AGE_KEY_WORDS, SEX_KEY_WORDS
 
 _DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d)")
@@ -59,7 +59,7 @@ def parse_age(cell: Any) -> Optional[float]:
         Years; None for missing words, open ranges (``>80``, ``90+``), a bare
         ``m`` unit (months or male?) and implausible ages.
     """
-    key, value = split_key_value(cell)
+    key, value = split_cell(cell)
     if is_missing_text(value):
         return None
     both = age_and_sex(value) if not age_key_class(key) else None   # "age: 49 M" stays None
@@ -88,7 +88,7 @@ def parse_number(cell: Any) -> Optional[float]:
         None for missing words, censored values (``<5``, ``>100``) and text
         that does not start with the number (``"week 12"``).
     """
-    _, value = split_key_value(cell)
+    _, value = split_cell(cell)
     if is_missing_text(value):
         return None
     match = _NUMBER_VALUE.match(plain_text(value))
@@ -121,7 +121,7 @@ def parse_sex(cell: Any) -> Optional[float]:
     non-English words, age-and-sex cells (``64M``), and indicator keys
     (``female: 1`` -> 0, ``female: 0`` -> 1; ``male: 1`` -> 1).
     """
-    key, value = split_key_value(cell)
+    key, value = split_cell(cell)
     if is_missing_text(value):
         return None
     both = age_and_sex(value)

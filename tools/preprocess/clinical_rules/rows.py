@@ -25,12 +25,11 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from tools.preprocess.clinical import split_key_value
 from tools.preprocess.clinical_rules.evidence import key_names_trait
 from tools.preprocess.clinical_rules.lexicon import trait_lexicon
 from tools.preprocess.clinical_rules.quantities import (age_and_sex, age_key_class, is_sex_key,
                                                         parse_age, parse_sex)
-from tools.preprocess.clinical_rules.text import is_missing_text, text_tokens
+from tools.preprocess.clinical_rules.text import is_missing_text, split_cell, text_tokens
 from tools.preprocess.clinical_rules.values import (infer_clinical_values, trait_is_numeric,
                                                     trait_labels)
 from tools.preprocess.clinical_rules.words import DISEASE_KEY_WORDS, NON_TRAIT_KEY_WORDS
@@ -52,7 +51,7 @@ def row_key(values: Sequence[Any]) -> str:
     """The most common key of a row's cells, lower case (first seen wins ties)."""
     counts: Dict[str, int] = {}
     for cell in values:
-        key, value = split_key_value(cell)
+        key, value = split_cell(cell)
         if value is not None:
             counts[key.lower()] = counts.get(key.lower(), 0) + 1
     return max(counts, key=lambda k: counts[k]) if counts else ""
@@ -60,7 +59,7 @@ def row_key(values: Sequence[Any]) -> str:
 
 def present_cells(values: Sequence[Any]) -> List[Any]:
     """Cells whose value is not missing."""
-    return [v for v in values if not is_missing_text(split_key_value(v)[1])]
+    return [v for v in values if not is_missing_text(split_cell(v)[1])]
 
 
 def _qualifies(hits: int, share: float, min_mixed_hits: int) -> bool:
@@ -79,7 +78,7 @@ def age_row_score(values: Sequence[Any]) -> Optional[Score]:
         return None
     best_class, hits = 0, 0
     for cell in present:
-        key, value = split_key_value(cell)
+        key, value = split_cell(cell)
         key_class = age_key_class(key) or (2 if age_and_sex(value) else 0)
         if key_class and parse_age(cell) is not None:
             hits += 1
@@ -96,7 +95,7 @@ def age_row_score(values: Sequence[Any]) -> Optional[Score]:
 
 
 def _is_sex_cell(cell: Any) -> bool:
-    key, value = split_key_value(cell)
+    key, value = split_cell(cell)
     return (is_sex_key(key) or age_and_sex(value) is not None) and parse_sex(cell) is not None
 
 
@@ -130,7 +129,7 @@ def trait_row_score(values: Sequence[Any], trait: str, background: str) -> Optio
     lex = trait_lexicon(trait)
     # cells with a value (missing words included: the background may define
     # them, e.g. "ND" = non-demented controls)
-    present = [v for v in values if split_key_value(v)[1] is not None]
+    present = [v for v in values if split_cell(v)[1] is not None]
     if not present:
         return None
     key = row_key(values)
@@ -201,7 +200,7 @@ def choose_gender_row(characteristics: Mapping[Any, Sequence[Any]], age_row: Any
     """
     scores = {}
     for row, values in characteristics.items():
-        if row == age_row and not any(age_and_sex(split_key_value(v)[1])
+        if row == age_row and not any(age_and_sex(split_cell(v)[1])
                                       for v in present_cells(values)):
             continue
         score = gender_row_score(values)

@@ -13,9 +13,27 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
+from tools.preprocess.clinical import split_key_value
 from tools.preprocess.clinical_rules.words import KEEP_S, MISSING_VALUES, WORD_FORMS
+
+
+def split_cell(cell: Any) -> Tuple[str, Optional[str]]:
+    """:func:`tools.preprocess.clinical.split_key_value`, remembered per cell.
+
+    The rules look at the same cells many times (row scores, profiles,
+    conversions); unhashable cells are split afresh.
+    """
+    try:
+        return _split_cached(cell)
+    except TypeError:
+        return split_key_value(cell)
+
+
+@functools.lru_cache(maxsize=131072)
+def _split_cached(cell: Any) -> Tuple[str, Optional[str]]:
+    return split_key_value(cell)
 
 
 @functools.lru_cache(maxsize=65536)

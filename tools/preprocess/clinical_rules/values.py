@@ -14,13 +14,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from tools.preprocess.clinical import convert_gender, split_key_value
+from tools.preprocess.clinical import convert_gender
 from tools.preprocess.clinical_rules.evidence import (background_level, cell_evidence,
                                                       classify_trait_cell, key_names_trait)
 from tools.preprocess.clinical_rules.lexicon import trait_lexicon
 from tools.preprocess.clinical_rules.quantities import (age_key_class, is_sex_key,
                                                         parse_age, parse_number)
-from tools.preprocess.clinical_rules.text import is_missing_text, plain_text, text_tokens
+from tools.preprocess.clinical_rules.text import (is_missing_text, plain_text, split_cell,
+                                                  text_tokens)
 from tools.preprocess.clinical_rules.words import (KEY_CATEGORIES, MARKED_WORDS, NO_WORDS,
                                                    ROMAN_NUMERALS, UNMARKED_WORDS, YES_WORDS)
 
@@ -53,7 +54,7 @@ def trait_labels(values: Sequence[Any], trait: str, background: str
     strengths = [strength for _, strength in decided]
     shapes: Dict[Tuple[str, ...], List[int]] = {}
     for i, cell in enumerate(values):
-        _, value = split_key_value(cell)
+        _, value = split_cell(cell)
         if not is_missing_text(value):
             shapes.setdefault(value_shape(value), []).append(i)
     if len(shapes) == 2:
@@ -151,7 +152,7 @@ def row_conversions(values: Sequence[Any], trait: str, background: str
     """
     lex = trait_lexicon(trait)
     cells = list(values)
-    pairs = [split_key_value(c) for c in cells]
+    pairs = [split_cell(c) for c in cells]
     # a missing word the series text defines ("ND" = non-demented) is a value
     defined = [v is not None and is_missing_text(v)
                and classify_trait_cell(cells[i], trait, background)[0] is not None
@@ -241,7 +242,7 @@ def row_conversions(values: Sequence[Any], trait: str, background: str
 
 def trait_is_numeric(values: Sequence[Any]) -> bool:
     """Whether at least :data:`NUMERIC_SHARE` of the present cells are numbers."""
-    present = [v for v in values if not is_missing_text(split_key_value(v)[1])]
+    present = [v for v in values if not is_missing_text(split_cell(v)[1])]
     if not present:
         return False
     numbers = sum(parse_number(v) is not None for v in present)
@@ -256,7 +257,7 @@ def convert_keyed(values: Sequence[Any], parse: Callable[[Any], Label],
     ``bmi: 23`` for others (a missing line shifts the rest up); only cells
     under the feature's own key (or without a key) are converted then.
     """
-    keys = [split_key_value(v)[0] for v in values]
+    keys = [split_cell(v)[0] for v in values]
     has_own = any(is_own_key(k) for k in keys if k)
     return [None if has_own and key and not is_own_key(key) else parse(cell)
             for cell, key in zip(values, keys)]
@@ -264,8 +265,8 @@ def convert_keyed(values: Sequence[Any], parse: Callable[[Any], Label],
 
 def _is_yes_no_row(values: Sequence[Any]) -> bool:
     answers = YES_WORDS | NO_WORDS
-    return all(is_missing_text(split_key_value(v)[1])
-               or plain_text(split_key_value(v)[1]) in answers for v in values)
+    return all(is_missing_text(split_cell(v)[1])
+               or plain_text(split_cell(v)[1]) in answers for v in values)
 
 
 def infer_clinical_values(feature: str, values: List[str], trait: str,
