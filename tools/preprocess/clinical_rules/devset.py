@@ -33,6 +33,7 @@ import importlib.util
 import json
 import logging
 import sys
+from importlib import resources
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -319,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="records to use (default: clean)")
     parser.add_argument("--folds", type=int, default=None,
                         help="folds of traits for --cv (default: one trait per fold)")
+    parser.add_argument("--out", type=Path, default=None, metavar="FILE",
+                        help=f"with --fit: where to write the weights (default: the "
+                             f"package's {MODEL_FILE})")
     parser.add_argument("--l2", type=float, default=DEFAULT_L2,
                         help=f"L2 penalty of the weights (default: {DEFAULT_L2})")
     action = parser.add_mutually_exclusive_group(required=True)
@@ -340,7 +344,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             traits = sorted({r["trait"] for r in records})
             model = fit_weights(records, args.l2, fitted_on=(
                 f"{CORPUS_FILE} ({args.subset}: {len(records)} series, {len(traits)} traits)"))
-            target = Path(__file__).with_name(MODEL_FILE)
+            target = args.out or Path(str(resources.files(
+                "tools.preprocess.clinical_rules").joinpath(MODEL_FILE)))
             atomic_write_text(target, model.to_json())
             print(f"wrote {target}")
             return 0

@@ -130,3 +130,33 @@ def test_no_method_module_reads_the_dev_split():
             if path.name != "devset.py" and "clinical_dev" in path.read_text("utf-8"):
                 offenders.append(str(path.relative_to(REPO_ROOT)))
     assert offenders == []
+
+
+def _tiny_corpus(folder: Path) -> Path:
+    """Two hand-written series of two traits, in the split's format."""
+    records = [
+        {"trait": "Asthma", "label_quality": "clean", "background": "",
+         "characteristics": {"0": ["tissue: airway"], "1": ["Sex: F", "Sex: M"],
+                             "2": ["disease: asthma", "disease: healthy control"]},
+         "trait_row": 2, "age_row": None, "gender_row": 1},
+        {"trait": "Migraine", "label_quality": "clean", "background": "",
+         "characteristics": {"0": ["group: migraine", "group: control"],
+                             "1": ["age: 31", "age: 45"]},
+         "trait_row": 0, "age_row": 1, "gender_row": None,
+         "conversions": {"gender": {"values": [], "converted": [], "failed": []}}},
+    ]
+    (folder / devset.CORPUS_FILE).write_text(
+        "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return folder
+
+
+def test_the_command_line_fits_to_a_chosen_file_and_counts_conventions(tmp_path, capsys):
+    corpus = _tiny_corpus(tmp_path)
+    out = tmp_path / "weights.json"
+    assert devset.main(["--corpus", str(corpus), "--fit", "--out", str(out)]) == 0
+    model = json.loads(out.read_text("utf-8"))
+    assert model["fitted_on"].startswith("cohorts.jsonl (clean: 2 series, 2 traits)")
+    assert devset.main(["--corpus", str(corpus), "--conventions"]) == 0
+    printed = capsys.readouterr().out
+    assert "2  series" in printed and "trait row key: disease" in printed
+    assert devset.main(["--corpus", str(tmp_path / "absent"), "--conventions"]) == 2
