@@ -107,6 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     agent.add_argument("--no-reviewer", action="store_true", help="no Code Reviewer")
     agent.add_argument("--no-domain-expert", action="store_true",
                        help="the programming agents answer the inference-heavy steps")
+    agent.add_argument("--domain-hints", action=argparse.BooleanOptionalAction, default=True,
+                       help="give the clinical step the rule-based proposal (rows, "
+                            "confidences, evidence) to check (default: on; "
+                            "--no-domain-hints for the paper's ablations)")
     agent.add_argument("--review-rounds", type=int, default=2, choices=(0, 1, 2, 3),
                        help="reviews per step at most (default: 2)")
     agent.add_argument("--step-timeout", type=float, default=600.0, metavar="SECONDS",
@@ -197,6 +201,7 @@ def _warn_unpriced(args: argparse.Namespace, prices: Mapping[str, object]) -> No
 def _agent_settings(args: argparse.Namespace) -> AgentSettings:
     return AgentSettings(planning=not args.no_planning, reviewer=not args.no_reviewer,
                          domain_expert=not args.no_domain_expert,
+                         domain_hints=args.domain_hints,
                          review_rounds=args.review_rounds, step_timeout=args.step_timeout,
                          memory_bytes=int(args.memory_gb * GIB),
                          role_models=role_models(args.role_model))

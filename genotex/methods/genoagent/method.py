@@ -23,9 +23,11 @@ from typing import Dict, List, Mapping, Optional
 
 from genotex.methods.base import (COHORT, DONE, FAILED, PROBLEM, SKIPPED, CohortTask, Method,
                                   MethodConfig, RunContext, TaskOutcome, failed_outcome)
+from genotex.methods.genoagent.hints import clinical_hints
 from genotex.methods.genoagent.loop import ExecutedStep, StepError, StepLoop, TaskSpec
 from genotex.methods.genoagent.notebook import save_task_notebook
-from genotex.methods.genoagent.prompts import library_reference, system_prompt
+from genotex.methods.genoagent.prompts import (library_reference, system_prompt,
+                                               with_domain_hints)
 from genotex.methods.genoagent.settings import (CODE_REVIEWER, DATA_ENGINEER, DOMAIN_EXPERT,
                                                 PROJECT_MANAGER, STATISTICIAN, AgentSettings)
 from genotex.methods.genoagent.steps import setup_code, task_description, units_for
@@ -38,6 +40,8 @@ from utils.selection import select_in_tree
 
 logger = logging.getLogger(__name__)
 
+#: The GEO step whose instruction carries the rules' clinical proposal.
+CLINICAL_UNIT = "dataset_analysis"
 #: Seconds the setup cell (library imports) may take, whatever the step timeout.
 SETUP_TIMEOUT = 300.0
 #: Environment variables the kernel gets so the library finds this run's inputs.
@@ -140,6 +144,13 @@ class GenoAgent(Method):
     def preprocess_cohort(self, task: CohortTask, ctx: RunContext) -> TaskOutcome:
         """The Data Engineer (and Domain Expert) preprocess one cohort."""
         units = units_for(task.source)
+        if self.settings.domain_hints and task.source == "GEO":
+            hints = clinical_hints(task.input_dir, task.trait)
+            if hints:
+                units = tuple(with_domain_hints(u, hints) if u.name == CLINICAL_UNIT else u
+                              for u in units)
+                ctx.log.write("hints", role=DOMAIN_EXPERT, task=task.key, step=CLINICAL_UNIT,
+                              text=hints)
         ctx.log.write("assign", role=PROJECT_MANAGER, task=task.key, to=DATA_ENGINEER,
                       units=[u.name for u in units])
         code = setup_code(task=task)

@@ -11,6 +11,7 @@ from the code the agents call.
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 from typing import Iterable, List, Sequence
 
 from genotex.methods.genoagent.settings import (CODE_REVIEWER, DATA_ENGINEER, DOMAIN_EXPERT,
@@ -72,6 +73,17 @@ def system_prompt(role: str, reference: str) -> str:
     """The system prompt of ``role`` with the library reference appended."""
     text = f"ROLE: {role}\n{_ROLE_TEXT[role]}"
     return text + ("\n\nLibrary functions:\n" + reference if reference else "")
+
+
+HINTS_HEADER = "## Rule-based hints"
+
+
+def with_domain_hints(unit: ActionUnit, hints: str) -> ActionUnit:
+    """``unit`` with the rules' clinical proposal appended to its instruction."""
+    return replace(unit, instruction=(
+        f"{unit.instruction}\n\n{HINTS_HEADER}\n{hints}\nThe proposal comes from the "
+        "rule-based clinical step (tools.preprocess.clinical_rules); check it against "
+        "the printed characteristics and background, and decide yourself."))
 
 
 def _step_header(request: str, task: str, unit: ActionUnit) -> str:

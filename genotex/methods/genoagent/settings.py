@@ -32,6 +32,11 @@ class AgentSettings:
         The Domain Expert writes the inference-heavy steps (which rows hold the
         trait, how values encode cases and controls); False leaves them to the
         programming agent ("no domain expert" ablation).
+    domain_hints : bool
+        The clinical step's instruction carries the rule-based proposal of
+        :mod:`tools.preprocess.clinical_rules` (rows, confidences, evidence,
+        value conversions) for the writer to check; False leaves it out (the
+        paper's ablations ran without it).
     review_rounds : int
         Reviews per step at most (the paper's 0 / 1 / 2 rounds); 0 is the same
         as no reviewer.
@@ -52,6 +57,7 @@ class AgentSettings:
     planning: bool = True
     reviewer: bool = True
     domain_expert: bool = True
+    domain_hints: bool = True
     review_rounds: int = 2
     debug_attempts: int = 2
     format_retries: int = 2

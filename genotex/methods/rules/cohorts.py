@@ -78,13 +78,18 @@ def preprocess_geo(task: CohortTask, trait_dir: Path, synonym_path: Path,
                                                                 "gender_row", "trait_source")},
                                  "genes": gene_table.decisions}
     note = f"rules agent: {_row_note(rows)}; {gene_table.note()}"
+    uncertain = rows["decisions"].note()
+    if uncertain:
+        note = f"{note}; {uncertain}"
+    decisions["confidence"] = {d.feature: round(d.confidence, 3)
+                               for d in rows["decisions"].decisions}
     if gene_table.genes is not None:
         save_table(gene_table.genes, files.gene)
     if gene_table.genes is None or rows["trait_row"] is None:
         reason = "no characteristics or sample line separates cases from controls" \
             if rows["trait_row"] is None else gene_table.note()
         record_unavailable(files, gene_table.genes is not None, rows["trait_row"] is not None,
-                           f"rules agent: {reason}")
+                           f"rules agent: {reason}" + (f"; {uncertain}" if uncertain else ""))
         decisions["outcome"] = reason
         return decisions
     _, clinical = get_background_and_clinical_data(matrix_path, prefixes_b=rows["prefixes_b"])

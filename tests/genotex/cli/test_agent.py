@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from genotex.cli.agent import api_key, main, role_models
+from genotex.cli.agent import _agent_settings, api_key, build_parser, main, role_models
 from genotex.cli.regress import UsageError
 from tests.fake_llm_server import FakeLLM, Script
 from tests.genotex.methods.genoagent import harness
@@ -217,3 +217,14 @@ def test_failed_tasks_keep_their_accounting_and_notebook(tmp_path, prices, capfd
     text = json.dumps(notebook)
     assert "tcga_read_clinical_data" in text and "The task failed" in text
     assert "gave up after 3 attempts" in text
+
+
+@pytest.mark.parametrize("flags, expected", [([], True), (["--domain-hints"], True),
+                                             (["--no-domain-hints"], False)])
+def test_domain_hints_flag(flags, expected):
+    """On by default; ``--no-domain-hints`` for the paper's ablations."""
+    args = build_parser().parse_args(["--method", "genoagent", *flags])
+    settings = _agent_settings(args)
+    assert settings.domain_hints is expected
+    assert settings.domain_expert is True
+    assert "--no-domain-hints" in build_parser().format_help()

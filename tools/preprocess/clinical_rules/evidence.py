@@ -23,16 +23,18 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from tools.preprocess.clinical import split_key_value
+from tools.preprocess.clinical_rules.knowledge import Match, other_traits_in
 from tools.preprocess.clinical_rules.lexicon import TraitLexicon, trait_lexicon
 from tools.preprocess.clinical_rules.text import (find_phrase, fold, is_missing_text,
-                                                  plain_text, raw_tokens, text_tokens)
+                                                  plain_text, raw_tokens, split_cell,
+                                                  text_tokens)
 from tools.preprocess.clinical_rules.words import (CANCER_GENERIC_WORDS, CONTROL_ABBREVIATIONS,
                                                    CONTROL_PHRASES, CONTROL_WORDS,
                                                    DISEASE_KEY_WORDS, DISEASE_SUFFIXES,
-                                                   GENERIC_CASE_WORDS, GENERIC_TRAIT_WORDS,
+                                                   GENERIC_CASE_WORDS, GENERIC_STATE_WORDS,
+                                                   GENERIC_TRAIT_WORDS,
                                                    LAB_ABBREVIATIONS, NAMED_CANCER_WORDS,
                                                    NEGATION_FILLERS, NEGATORS_AFTER,
                                                    NEGATORS_TIGHT, NEGATORS_WIDE, NO_WORDS,
@@ -52,9 +54,10 @@ class Evidence:
     Attributes
     ----------
     level : int
-        Strength of the trait mention: 3 name/synonym/abbreviation, 2 all
-        content words or organ + cancer word, 1 one distinctive word or a bare
-        cancer word (cancer traits), 0 none.
+        Strength of the trait mention: 3 name, subtype, abbreviation or cell
+        line of the trait; 2 all content words of the name, organ + cancer
+        word, or a related diagnosis; 1 one distinctive word, a bare cancer
+        word (cancer traits), a causal gene or a precursor state; 0 none.
     negated : bool
         The mention is negated (``non-diabetic``, ``cancer-free``).
     control : int
@@ -63,6 +66,13 @@ class Evidence:
         A generic case word (``patient``) is present.
     other_disease : bool
         The cell names a disease that is not the trait.
+    precursor : bool
+        The strongest mention is a precursor state (``MCI``, ``Barrett's``).
+    line_only : bool
+        The strongest mention is a cell line of the trait, nothing else.
+    words : tuple of str
+        The evidence, ``"<field>: <entry>"`` for every lexicon entry that
+        matched (``"names: rheumatoid arthritis"``, ``"controls: normotensive"``).
     """
 
     level: int = 0
@@ -70,26 +80,53 @@ class Evidence:
     control: int = 0
     generic_case: bool = False
     other_disease: bool = False
+    precursor: bool = False
+    line_only: bool = False
+    words: Tuple[str, ...] = ()
+
+
+class Mention(NamedTuple):
+    """One trait mention: strength, canonical-token span (end exclusive), source."""
+
+    level: int
+    start: int
+    end: int
+    source: str
+
+
+#: Strength of a mention by the data-file field that matched it.
+FIELD_LEVELS = {"names": 3, "subtypes": 3, "abbreviations": 3, "cell_lines": 3,
+                "related": 2, "genes": 1, "precursors": 1}
+
+
+def _other_type(tokens: Sequence[str], lex: TraitLexicon) -> bool:
+    """A "type N" trait and a cell naming another type ("type 1 diabetes" for type 2)."""
+    others = {n for n in ("1", "2", "3", "i", "ii", "iii")
+              if n not in (lex.type_number, {"1": "i", "2": "ii", "3": "iii"}
+                           .get(lex.type_number))}
+    for i, token in enumerate(tokens[:-1]):
+        if token == "type" and tokens[i + 1] in others:
+            return True
+    return any(re.fullmatch(rf"t{n}d(m)?|dm{n}", t) for t in tokens for n in others
+               if n.isdigit())
 
 
 def trait_mentions(tokens: Sequence[str], raw: Sequence[str], lex: TraitLexicon
-                   ) -> List[Tuple[int, int, int]]:
-    """Trait mentions as ``(level, start, end)`` token spans (end exclusive)."""
-    found: List[Tuple[int, int, int]] = []
+                   ) -> List[Mention]:
+    """Trait mentions (:class:`Mention`) in a text's canonical and raw tokens.
+
+    From the name itself (phrases, initials, content words, a distinctive
+    word, organ + cancer word) and from the data file (:data:`FIELD_LEVELS`);
+    a mention inside a differential diagnosis of the data file ("vascular
+    dementia" for Alzheimer's) is not one.
+    """
+    if lex.type_number is not None and _other_type(tokens, lex):
+        return []        # "type 1 diabetes" is not type 2
+    found: List[Mention] = []
     token_set = set(tokens)
-    if lex.type_number is not None:
-        others = {n for n in ("1", "2", "3", "i", "ii", "iii")
-                  if n not in (lex.type_number, {"1": "i", "2": "ii", "3": "iii"}
-                               .get(lex.type_number))}
-        for i, token in enumerate(tokens[:-1]):
-            if token == "type" and tokens[i + 1] in others:
-                return []        # "type 1 diabetes" is not type 2
-        if any(re.fullmatch(rf"t{n}d(m)?|dm{n}", t) for t in tokens for n in others
-               if n.isdigit()):
-            return []
     for phrase in lex.phrases:
         for start in find_phrase(tokens, phrase):
-            found.append((3, start, start + len(phrase)))
+            found.append(Mention(3, start, start + len(phrase), "name: " + " ".join(phrase)))
     for abbr in lex.abbreviations:
         if any(word == abbr or (len(abbr) >= 3 and word.lower() == abbr.lower())
                for word in raw):
@@ -97,24 +134,60 @@ def trait_mentions(tokens: Sequence[str], raw: Sequence[str], lex: TraitLexicon
             target = text_tokens(abbr)
             starts = find_phrase(tokens, target) if target else []
             for start in starts or [0]:
-                found.append((3, start, start + max(len(target), 1)))
+                found.append(Mention(3, start, start + max(len(target), 1),
+                                     "abbreviation: " + abbr))
     if lex.core and all(t in token_set for t in lex.core):
         first = min(tokens.index(t) for t in lex.core)
         last = max(tokens.index(t) for t in lex.core)
-        found.append((2, first, last + 1))
+        found.append(Mention(2, first, last + 1, "name words: " + " ".join(lex.core)))
     if lex.is_cancer:
         cancer_positions = [i for i, t in enumerate(tokens) if t in CANCER_GENERIC_WORDS]
         organ_positions = [i for i, t in enumerate(tokens) if t in lex.organs]
         if cancer_positions and organ_positions:
-            found.append((2, min(organ_positions + cancer_positions),
-                          max(organ_positions + cancer_positions) + 1))
+            found.append(Mention(2, min(organ_positions + cancer_positions),
+                                 max(organ_positions + cancer_positions) + 1,
+                                 "organ + cancer word: " + " ".join(
+                                     tokens[i] for i in sorted(organ_positions
+                                                               + cancer_positions))))
         elif cancer_positions and not names_other_organ(tokens, lex):
             for i in cancer_positions:
-                found.append((1, i, i + 1))
+                found.append(Mention(1, i, i + 1, "cancer word: " + tokens[i]))
     for i, token in enumerate(tokens):
         if token in lex.distinctive:
-            found.append((2 if token in NAMED_CANCER_WORDS else 1, i, i + 1))
+            # "leukemia" alone names acute myeloid leukemia only weakly
+            named = token in NAMED_CANCER_WORDS and len(lex.core) == 1
+            found.append(Mention(2 if named else 1, i, i + 1, "name word: " + token))
+    matches = lex.knowledge.find_tokens(tokens, raw)
+    excluded = [(m.start, m.end) for m in matches if m.field == "not_trait"]
+    # a name-derived mention inside a differential diagnosis ("adrenocortical
+    # adenoma" for adrenocortical carcinoma) is not one
+    found = [m for m in found if not any(a <= m.start and m.end <= b and m.level < 3
+                                         for a, b in excluded)]
+    other_organ = lex.is_cancer and names_other_organ(tokens, lex)
+    for match in matches:
+        level = FIELD_LEVELS.get(match.field)
+        if level is None:
+            continue
+        if any(a <= match.start and match.end <= b and (a, b) != (match.start, match.end)
+               or (a, b) == (match.start, match.end) and level < 3 for a, b in excluded):
+            continue
+        source = f"{match.field}: {match.text}"
+        if is_generic_span(tokens[match.start:match.end]):
+            if other_organ:
+                continue        # "breast cancer" is not this cancer's "cancer"
+            level, source = 1, "generic " + source
+        found.append(Mention(level, match.start, match.end, source))
     return found
+
+
+def is_generic_span(tokens: Sequence[str]) -> bool:
+    """A lexicon entry made only of generic state words (``tumor``, ``stage III``).
+
+    Such an entry says "some disease in some state", not which disease, so it
+    is weak evidence (:data:`.words.GENERIC_STATE_WORDS`, cancer words, numbers).
+    """
+    return bool(tokens) and all(t in GENERIC_STATE_WORDS or t in CANCER_GENERIC_WORDS
+                                or t.isdigit() for t in tokens)
 
 
 def names_other_organ(tokens: Sequence[str], lex: TraitLexicon) -> bool:
@@ -145,28 +218,45 @@ def is_negated(tokens: Sequence[str], start: int, end: int) -> bool:
     return end < len(tokens) and tokens[end] in NEGATORS_AFTER
 
 
+@functools.lru_cache(maxsize=1)
+def _phrase_tokens() -> Tuple[Tuple[Tuple[str, ...], ...], Tuple[Tuple[str, ...], ...]]:
+    """Canonical tokens of the treatment-control and control phrases (computed once)."""
+    return (tuple(text_tokens(t) for t in TREATMENT_CONTROL_PHRASES),
+            tuple(text_tokens(t) for t in CONTROL_PHRASES))
+
+
 def strip_treatment_controls(tokens: Tuple[str, ...]) -> Tuple[str, ...]:
     """``tokens`` with experimental-control phrases (``vehicle control``) blanked out."""
     out = list(tokens)
-    for text in TREATMENT_CONTROL_PHRASES:
-        phrase = text_tokens(text)
+    present = set(tokens)
+    for phrase in _phrase_tokens()[0]:
+        if phrase[0] not in present:
+            continue
         for start in find_phrase(out, phrase):
             for k in range(start, start + len(phrase)):
                 out[k] = "_"
     return tuple(out)
 
 
-def control_level(tokens: Tuple[str, ...], raw: Sequence[str], lex: TraitLexicon) -> int:
-    """2 for a strong control word or phrase, 1 for a weak one, 0 for none."""
+def control_level(tokens: Tuple[str, ...], raw: Sequence[str], lex: TraitLexicon,
+                  matches: Optional[Sequence[Match]] = None) -> int:
+    """2 for a strong control word or phrase, 1 for a weak one, 0 for none.
+
+    Strong: a generic control word or phrase (``control``, ``healthy``,
+    ``adjacent normal``), a control abbreviation (``HC``), or a control group
+    of the trait's data-file entry (``normotensive``, ``MCF10A``).
+    """
     clean = strip_treatment_controls(tokens)
     if any(t in CONTROL_WORDS for t in clean):
         return 2
-    for text in CONTROL_PHRASES:
-        if find_phrase(clean, text_tokens(text)):
+    present = set(clean)
+    for phrase in _phrase_tokens()[1]:
+        if phrase[0] in present and find_phrase(clean, phrase):
             return 2
-    for phrase in lex.control_phrases:
-        if find_phrase(clean, phrase):
-            return 2
+    if matches is None:
+        matches = lex.knowledge.find_tokens(tokens, raw)
+    if any(m.field in ("controls", "control_cell_lines") for m in matches):
+        return 2
     if any(word in CONTROL_ABBREVIATIONS for word in raw):
         return 2
     if any(t in WEAK_CONTROL_WORDS for t in clean):
@@ -175,15 +265,33 @@ def control_level(tokens: Tuple[str, ...], raw: Sequence[str], lex: TraitLexicon
 
 
 def names_other_disease(tokens: Sequence[str], raw: Sequence[str], lex: TraitLexicon,
-                        mention_tokens: Iterable[int]) -> bool:
+                        mention_tokens: Iterable[int],
+                        matches: Optional[Sequence[Match]] = None) -> bool:
     """Whether a cell names a disease other than the trait.
 
-    Outside the trait's own mention (``mention_tokens``): a named syndrome or
-    disease ("Williams syndrome"), a word with a disease suffix (``-itis``,
-    ``-osis``, ``-oma`` ...), a tumour word for a non-cancer trait, or an
-    upper-case abbreviation that is neither the trait's nor lab jargon.
+    Outside the trait's own mention (``mention_tokens``): a differential
+    diagnosis of the data file (``ulcerative colitis`` for Crohn's disease), a
+    name, abbreviation or cell line of another trait of the data file that the
+    trait's own entry does not cover (:func:`.knowledge.other_traits_in`), a
+    named syndrome or disease ("Williams syndrome"), a word with a disease
+    suffix (``-itis``, ``-osis``, ``-oma`` ...), a tumour word for a non-cancer
+    trait, or an upper-case abbreviation that is neither the trait's nor lab
+    jargon.
     """
     used = set(mention_tokens)
+    if matches is None:
+        matches = lex.knowledge.find_tokens(tokens, raw)
+    for match in matches:
+        if match.field == "not_trait" and not used.issuperset(range(match.start, match.end)):
+            return True
+    own = set(used) | {k for m in matches if m.field != "not_trait"
+                       for k in range(m.start, m.end)}
+    for match in other_traits_in(tokens, raw, lex.trait):
+        if not own.issuperset(range(match.start, match.end)):
+            return True     # a name or cell line of another trait of the data file
+    if lex.is_cancer and any(t in CANCER_GENERIC_WORDS for t in tokens) \
+            and names_other_organ(tokens, lex):
+        return True         # "breast cancer" for a pancreatic cancer trait
     trait_words = {t for p in lex.phrases for t in p} | set(lex.core) | set(lex.organs)
     for i, token in enumerate(tokens):
         if i in used or token in trait_words:
@@ -198,7 +306,8 @@ def names_other_disease(tokens: Sequence[str], raw: Sequence[str], lex: TraitLex
             return True
         if lex.is_cancer is False and token in CANCER_GENERIC_WORDS | NAMED_CANCER_WORDS:
             return True
-    abbreviations = set(lex.abbreviations)
+    abbreviations = set(lex.abbreviations) | {
+        word for m in matches if m.field != "not_trait" for word in raw_tokens(m.text)}
     for word in raw:
         if (word.isalpha() and word.isupper() and 2 <= len(word) <= 5
                 and word not in abbreviations and word not in LAB_ABBREVIATIONS):
@@ -208,15 +317,27 @@ def names_other_disease(tokens: Sequence[str], raw: Sequence[str], lex: TraitLex
 
 def cell_evidence(text: str, lex: TraitLexicon) -> Evidence:
     """The :class:`Evidence` one piece of text holds about the trait of ``lex``."""
+    return _cell_evidence(str(text), lex.trait)
+
+
+@functools.lru_cache(maxsize=65536)
+def _cell_evidence(text: str, trait: str) -> Evidence:
+    lex = trait_lexicon(trait)
     tokens = text_tokens(text)
     raw = raw_tokens(text)
+    matches = lex.knowledge.find_tokens(tokens, raw)
     mentions = trait_mentions(tokens, raw, lex)
     # "pre-diabetes", "pre-eclampsia": a precursor state, neither case nor control
-    mentions = [m for m in mentions if not (m[1] >= 1 and tokens[m[1] - 1] in VOIDING_PREFIXES)]
-    positive = [m for m in mentions if not is_negated(tokens, m[1], m[2])]
-    negative = [m for m in mentions if is_negated(tokens, m[1], m[2])]
-    level = max((m[0] for m in positive), default=0)
-    negated = bool(negative) and level <= max(m[0] for m in negative)
+    mentions = [m for m in mentions if not (m.start >= 1
+                                            and tokens[m.start - 1] in VOIDING_PREFIXES)]
+    positive = [m for m in mentions if not is_negated(tokens, m.start, m.end)]
+    negative = [m for m in mentions if is_negated(tokens, m.start, m.end)]
+    level = max((m.level for m in positive), default=0)
+    negated = bool(negative) and level <= max(m.level for m in negative)
+    precursor = bool(positive) and all(m.source.startswith("precursors:")
+                                       for m in positive if m.level == level)
+    line_only = bool(positive) and all(m.source.startswith("cell_lines:")
+                                       for m in positive if m.level == level)
     # generic case words, themselves possibly negated ("non-affected")
     generic = False
     for i, token in enumerate(tokens):
@@ -224,10 +345,15 @@ def cell_evidence(text: str, lex: TraitLexicon) -> Evidence:
             generic = True
         if token in GENERIC_CASE_WORDS and is_negated(tokens, i, i + 1):
             negated = negated or level == 0
-    used = [k for m in mentions for k in range(m[1], m[2])]
-    return Evidence(level=level, negated=negated, control=control_level(tokens, raw, lex),
-                    generic_case=generic,
-                    other_disease=names_other_disease(tokens, raw, lex, used))
+    used = [k for m in mentions for k in range(m.start, m.end)]
+    words = [m.source for m in positive] + [f"negated {m.source}" for m in negative]
+    words += [f"{m.field}: {m.text}" for m in matches
+              if m.field in ("controls", "control_cell_lines", "not_trait")]
+    return Evidence(level=level, negated=negated,
+                    control=control_level(tokens, raw, lex, matches), generic_case=generic,
+                    other_disease=names_other_disease(tokens, raw, lex, used, matches),
+                    precursor=precursor, line_only=line_only,
+                    words=tuple(dict.fromkeys(words)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -240,9 +366,37 @@ def background_names_trait(background: str, trait: str) -> bool:
     return bool(trait_mentions(tokens, raw_tokens(background), lex))
 
 
-_ABBREVIATION_DEFINITION = re.compile(
-    r"(?P<phrase>[A-Za-z][A-Za-z0-9'\u2019\- ]{2,80}?)\s*[(\[]\s*"
-    r"(?P<abbr>[A-Z][A-Za-z0-9]{0,3}[A-Z0-9](?:/[A-Z0-9]+)?)\s*(?=[)\];,=:]|\s*[=,;]|\s+n\b)")
+@functools.lru_cache(maxsize=4096)
+def background_level(background: str, trait: str) -> int:
+    """Strength of the best trait mention in the series text (0-3, see :class:`Mention`)."""
+    if not background:
+        return 0
+    lex = trait_lexicon(trait)
+    mentions = trait_mentions(text_tokens(background), raw_tokens(background), lex)
+    return max((m.level for m in mentions), default=0)
+
+
+#: An abbreviation opening a bracket: ``(AD = 97)``, ``[ND,``, ``(PCOS)``.
+_BRACKETED_ABBREVIATION = re.compile(
+    r"[(\[]\s*(?P<abbr>[A-Z][A-Za-z0-9]{0,3}[A-Z0-9](?:/[A-Z0-9]+)?)"
+    r"\s*(?=[)\];,=:]|\s*[=,;]|\s+n\b)")
+#: The words right before it (at most 81 characters, starting with a letter).
+_PHRASE_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9'\u2019\- ]{2,80}$")
+
+
+def _defined_abbreviations(text: str) -> List[Tuple[str, str]]:
+    """``(phrase, abbreviation)`` of every "phrase (ABBR" in a text, left to right.
+
+    The bracket is found first and the phrase read backwards from it, which
+    keeps the search linear in the length of the text.
+    """
+    found = []
+    for match in _BRACKETED_ABBREVIATION.finditer(text):
+        before = text[max(0, match.start() - 200):match.start()].rstrip()
+        phrase = _PHRASE_BEFORE.search(before[-81:])
+        if phrase:
+            found.append((phrase.group(0), match.group("abbr")))
+    return found
 
 
 @functools.lru_cache(maxsize=4096)
@@ -265,13 +419,12 @@ def background_abbreviations(background: str, trait: str
     cases: List[str] = []
     controls: List[str] = []
     text = fold(background)
-    for match in _ABBREVIATION_DEFINITION.finditer(text):
+    for phrase, abbr in _defined_abbreviations(text):
         phrase = re.split(r"[()\[\];:,.]|\band\b|\bor\b|\bvs\b|\bversus\b|\bfrom\b",
-                          match.group("phrase"))[-1]
+                          phrase)[-1]
         words = phrase.split()[-5:]
         if not words:
             continue
-        abbr = match.group("abbr")
         if set(text_tokens(" ".join(words))) & MODEL_WORDS:
             continue        # "melanoma cell line (A375)" names a model, not patients
         ev = cell_evidence(" ".join(words), lex)
@@ -287,11 +440,15 @@ def background_abbreviations(background: str, trait: str
 
 def key_names_trait(key: str, lex: TraitLexicon) -> bool:
     """Whether a characteristics key (``"hypertension"``, ``"RA status"``) names the trait."""
-    if not key:
-        return False
+    return bool(key) and _key_names_trait(key, lex.trait)
+
+
+@functools.lru_cache(maxsize=16384)
+def _key_names_trait(key: str, trait: str) -> bool:
+    lex = trait_lexicon(trait)
     tokens = text_tokens(key)
-    return any(level >= 2 or (level == 1 and not lex.is_cancer)
-               for level, _, _ in trait_mentions(tokens, raw_tokens(key), lex))
+    return any(m.level >= 2 or (m.level == 1 and not lex.is_cancer)
+               for m in trait_mentions(tokens, raw_tokens(key), lex))
 
 
 def classify_trait_cell(cell: Any, trait: str, background: str = ""
@@ -315,7 +472,19 @@ def classify_trait_cell(cell: Any, trait: str, background: str = ""
         3 name/synonym/explicit answer, 2 content words / organ + cancer word
         / strong control, 1 weak evidence, 0 none.
     """
-    key, value = split_key_value(cell)
+    if not isinstance(cell, str):
+        return _classify_trait_cell(cell, trait, background)
+    return _classify_cached(cell, trait, background)
+
+
+@functools.lru_cache(maxsize=65536)
+def _classify_cached(cell: str, trait: str, background: str) -> Tuple[Optional[float], int]:
+    return _classify_trait_cell(cell, trait, background)
+
+
+def _classify_trait_cell(cell: Any, trait: str, background: str
+                         ) -> Tuple[Optional[float], int]:
+    key, value = split_cell(cell)
     if value is not None and background:
         # an abbreviation the series text defines beats the missing-word list
         # ("ND" = non-demented controls, not "not determined")
@@ -347,6 +516,8 @@ def classify_trait_cell(cell: Any, trait: str, background: str = ""
         return 0.0, 3
     if ev.control == 2:
         return 0.0, 2
+    if ev.precursor:
+        return None, 0      # "pre-diabetes", "MCI": neither case nor control on its own
     if ev.level >= 1:
         if ev.level == 1 and ev.other_disease:
             return None, 0
@@ -365,7 +536,7 @@ def key_is_disease_like(key: str) -> bool:
 
 def explain_value(cell: Any, trait: str, background: str = "") -> Dict[str, Any]:
     """The evidence behind :func:`classify_trait_cell` for one cell (debugging aid)."""
-    key, value = split_key_value(cell)
+    key, value = split_cell(cell)
     label, strength = classify_trait_cell(cell, trait, background)
     return {"key": key, "value": value, "tokens": text_tokens(value or ""),
             "evidence": cell_evidence(value or "", trait_lexicon(trait)),

@@ -1,10 +1,12 @@
 """What the rules know about one trait name: :class:`TraitLexicon`.
 
-A lexicon is built from the benchmark trait name (``"Rheumatoid_Arthritis"``)
-plus the curated table of :mod:`.synonyms`: the full name and synonyms
-(strongest match), abbreviations, the content words of the name, one
-distinctive word, and for cancer traits the spellings of the organ
-(``gastric`` = ``stomach``).
+A lexicon joins two sources: what the benchmark trait name itself says
+(``"Rheumatoid_Arthritis"``: the full name, automatic initials, the content
+words of the name, one distinctive word, and for cancer traits the spellings
+of the organ, ``gastric`` = ``stomach``), and the trait's entry in the data
+file of :mod:`.knowledge` (names, subtypes, abbreviations, cell lines, related
+diagnoses, differential diagnoses, control groups ...), kept as
+:attr:`TraitLexicon.knowledge`.
 """
 
 from __future__ import annotations
@@ -14,18 +16,13 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from tools.preprocess.clinical_rules.synonyms import TRAIT_CONTROL_PHRASES, TRAIT_SYNONYMS
+from tools.preprocess.clinical_rules.knowledge import TraitKnowledge, trait_knowledge
 from tools.preprocess.clinical_rules.text import fold, text_tokens
 from tools.preprocess.clinical_rules.words import (ANATOMY_WORDS, CANCER_GENERIC_WORDS,
                                                    CONTINUOUS_HINT_WORDS, CORE_DROP_WORDS,
                                                    GENERIC_TRAIT_WORDS, NAMED_CANCER_WORDS,
                                                    NON_CANCER_OMA, ORGAN_GROUPS)
 
-#: Traits whose names say "measured quantity" without a hint word.
-CONTINUOUS_TRAITS = frozenset({"Height", "Body_Mass_Index", "Bone_Density", "Telomere_Length"})
-#: Cancer traits whose names hold no cancer word.
-CANCER_TRAITS_WITHOUT_CANCER_WORD = frozenset({"Kidney_Chromophobe",
-                                               "Pheochromocytoma_and_Paraganglioma"})
 
 
 @dataclass(frozen=True)
@@ -37,9 +34,10 @@ class TraitLexicon:
     trait : str
         The benchmark name (underscores).
     phrases : tuple of tuple of str
-        Full names and curated synonyms, canonical tokens (strongest match).
+        Phrases of the name itself, canonical tokens (strongest match; the
+        data file's names and subtypes are matched through ``knowledge``).
     abbreviations : tuple of str
-        Raw-case abbreviations (``RA``, ``T2DM``).
+        Raw-case abbreviations read from the name (``COPD``) and its initials.
     core : tuple of str
         Content words of the name: all present -> a match.
     distinctive : tuple of str
@@ -49,8 +47,8 @@ class TraitLexicon:
     is_cancer : bool
     type_number : str or None
         The number in "type 2" names (a cell saying "type 1" is not this trait).
-    control_phrases : tuple of tuple of str
-        Trait-specific control words (``normotensive``).
+    knowledge : TraitKnowledge
+        The trait's entry of the data file (:mod:`.knowledge`).
     """
 
     trait: str
@@ -61,18 +59,24 @@ class TraitLexicon:
     organs: Tuple[str, ...]
     is_cancer: bool
     type_number: Optional[str]
-    control_phrases: Tuple[Tuple[str, ...], ...]
+    knowledge: TraitKnowledge
 
     @property
     def looks_continuous(self) -> bool:
-        """Whether the name suggests a measured quantity (``Heart_rate``)."""
+        """Whether the trait is a measured quantity (``Heart_rate``)."""
         return looks_continuous(self.trait)
 
 
 def looks_continuous(trait: str) -> bool:
-    """Whether a trait name suggests a measured quantity (``Heart_rate``, ``Height``)."""
-    return (bool(set(text_tokens(trait.replace("_", " "))) & CONTINUOUS_HINT_WORDS)
-            or trait in CONTINUOUS_TRAITS)
+    """Whether a trait is measured on a scale (``Heart_rate``, ``Height``).
+
+    The data file's ``kind = "quantity"``; for a trait it does not list, a
+    hint word in the name (``level``, ``rate``, ``density`` ...).
+    """
+    knowledge = trait_knowledge(trait)
+    if knowledge.listed:
+        return knowledge.is_quantity
+    return bool(set(text_tokens(trait.replace("_", " "))) & CONTINUOUS_HINT_WORDS)
 
 
 def is_cancer_token(token: str) -> bool:
@@ -128,16 +132,10 @@ def trait_lexicon(trait: str) -> TraitLexicon:
     name = fold(trait).replace("_", " ")
     main = re.sub(r"\([^)]*\)", " ", name).strip()
     phrases, abbreviations = _name_phrases(main, re.findall(r"\(([^)]*)\)", name))
-    curated = TRAIT_SYNONYMS.get(trait, {})
-    for text in curated.get("phrases", ()):
-        tokens = text_tokens(text)
-        if tokens and tokens not in phrases:
-            phrases.append(tokens)
-    abbreviations.extend(curated.get("abbr", ()))
-
+    knowledge = trait_knowledge(trait)
     tokens = [t for t in text_tokens(main) if t not in CORE_DROP_WORDS]
-    is_cancer = (any(is_cancer_token(t) for t in tokens)
-                 or trait in CANCER_TRAITS_WITHOUT_CANCER_WORD)
+    is_cancer = (knowledge.is_cancer if knowledge.listed
+                 else any(is_cancer_token(t) for t in tokens))
     core = tuple(t for t in tokens if not (is_cancer and t in CANCER_GENERIC_WORDS))
     if not core:
         core = tuple(tokens)
@@ -157,9 +155,8 @@ def trait_lexicon(trait: str) -> TraitLexicon:
             for group in ORGAN_GROUPS:
                 if token in group:
                     organs.extend(g for g in group if g not in organs)
-    controls = tuple(text_tokens(p) for p in TRAIT_CONTROL_PHRASES.get(trait, ()))
     return TraitLexicon(trait=trait, phrases=tuple(phrases),
                         abbreviations=tuple(dict.fromkeys(abbreviations)),
                         core=core, distinctive=distinctive, organs=tuple(organs),
                         is_cancer=is_cancer, type_number=_type_number(main),
-                        control_phrases=controls)
+                        knowledge=knowledge)

@@ -3,8 +3,10 @@
 Ages go through the library's ready converter
 (:func:`tools.preprocess.clinical.convert_age`); :func:`parse_age` only adds
 spellings that converter leaves out (decimal commas, decades, "3 years 6
-months", units in parentheses). Sexes use
-:func:`tools.preprocess.clinical.convert_gender` unchanged.
+months", units in parentheses, age and sex in one cell such as ``60F``).
+Sexes go through :func:`tools.preprocess.clinical.convert_gender`;
+:func:`parse_sex` adds ``W`` (weiblich / woman), age-and-sex cells and a
+``female: 1`` / ``male: 0`` indicator key.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from tools.preprocess.clinical import MAX_AGE_YEARS, convert_age, split_key_value
-from tools.preprocess.clinical_rules.text import is_missing_text, plain_text, text_tokens
+from tools.preprocess.clinical import MAX_AGE_YEARS, convert_age, convert_gender
+from tools.preprocess.clinical_rules.text import (is_missing_text, plain_text, split_cell,
+                                                  text_tokens)
 from tools.preprocess.clinical_rules.words import AGE_KEY_WORDS, SEX_KEY_WORDS
 
 _DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d)")
@@ -21,9 +24,20 @@ _DECADE = re.compile(r"^(?P<decade>\d0)'?s$")
 _YEARS_MONTHS = re.compile(r"^(?P<years>\d+(?:\.\d+)?)\s*(?:y|yr|yrs|year|years)[,\s]*"
                            r"(?P<months>\d+(?:\.\d+)?)\s*(?:m|mo|mos|month|months)$")
 _NUMBER_VALUE = re.compile(r"^(?P<n>[-+]?\d+(?:[.,]\d+)?)\s*(?P<u>[a-zµμ%/0-9.^*\- ]{0,20})$")
-#: Key words of an age at an event ("age at onset"): a weaker age row.
-AGE_EVENT_WORDS = frozenset({"onset", "diagnosis", "gestational", "menarche", "death",
-                             "surgery", "smoking", "start", "first", "symptom", "disease"})
+#: Key words of an age at diagnosis: a weaker age row, used when nothing better.
+AGE_EVENT_WORDS = frozenset({"diagnosis", "dx"})
+#: Key words of an age that is not the sample's age ("age at onset", "age of
+#: menarche", "gestational age"): never the age row (curators' convention).
+NOT_AGE_WORDS = frozenset({"onset", "gestational", "menarche", "smoking", "start", "first",
+                           "symptom", "disease", "psoriasis", "menopause", "father",
+                           "mother", "maternal", "paternal", "parent", "gestation"})
+#: An age and a sex in one cell: ``60F``, ``64 M``, ``F/49``, ``49/M``, ``M, 49`` (two or
+#: three digits; a separator after the letter, so that ``M6`` -- month 6 -- is no age).
+_AGE_SEX = re.compile(r"^(?:(?P<age1>\d{2,3}(?:\.\d+)?)\s*[/,;\- ]?\s*(?P<sex1>[mf])"
+                      r"|(?P<sex2>[mf])\s*[/,;\- ]\s*(?P<age2>\d{2,3}(?:\.\d+)?))$")
+#: Extra female words (German ``weiblich``, ``W``) beside the library's lists.
+EXTRA_FEMALE_WORDS = frozenset({"w", "weiblich", "frau", "femme", "mujer", "femenino"})
+EXTRA_MALE_WORDS = frozenset({"mannlich", "maennlich", "homme", "hombre", "masculino"})
 #: Key words allowed in a plain age key ("age (yrs)", "age in years").
 PLAIN_AGE_KEY_WORDS = frozenset({"age", "yr", "year", "yrs", "years", "y", "month", "at", "in"})
 
@@ -45,9 +59,12 @@ def parse_age(cell: Any) -> Optional[float]:
         Years; None for missing words, open ranges (``>80``, ``90+``), a bare
         ``m`` unit (months or male?) and implausible ages.
     """
-    key, value = split_key_value(cell)
+    key, value = split_cell(cell)
     if is_missing_text(value):
         return None
+    both = age_and_sex(value) if not age_key_class(key) else None   # "age: 49 M" stays None
+    if both is not None:
+        return both[0]
     text = plain_text(_DECIMAL_COMMA.sub(".", value)).rstrip(".;,").strip()
     text = re.sub(r"\s+", " ", text.replace("(", " ").replace(")", " ")).strip()
     years: Optional[float] = None
@@ -71,7 +88,7 @@ def parse_number(cell: Any) -> Optional[float]:
         None for missing words, censored values (``<5``, ``>100``) and text
         that does not start with the number (``"week 12"``).
     """
-    _, value = split_key_value(cell)
+    _, value = split_cell(cell)
     if is_missing_text(value):
         return None
     match = _NUMBER_VALUE.match(plain_text(value))
@@ -83,6 +100,46 @@ def parse_number(cell: Any) -> Optional[float]:
     return float(match.group("n").replace(",", "."))
 
 
+def age_and_sex(value: Optional[str]) -> Optional[tuple]:
+    """``(years, sex)`` of a cell holding both (``60F`` -> (60.0, 0.0)), else None."""
+    if value is None:
+        return None
+    match = _AGE_SEX.match(plain_text(value))
+    if not match:
+        return None
+    age = float(match.group("age1") or match.group("age2"))
+    sex = match.group("sex1") or match.group("sex2")
+    if not 0.0 <= age <= MAX_AGE_YEARS:
+        return None
+    return age, (0.0 if sex == "f" else 1.0)
+
+
+def parse_sex(cell: Any) -> Optional[float]:
+    """Sex as 0 (female) / 1 (male) from a raw cell, None when unclear.
+
+    :func:`tools.preprocess.clinical.convert_gender`, plus ``W`` and a few
+    non-English words, age-and-sex cells (``64M``), and indicator keys
+    (``female: 1`` -> 0, ``female: 0`` -> 1; ``male: 1`` -> 1).
+    """
+    key, value = split_cell(cell)
+    if is_missing_text(value):
+        return None
+    both = age_and_sex(value)
+    if both is not None:
+        return both[1]
+    answer = plain_text(value)
+    indicator = plain_text(key)
+    if indicator in ("female", "male") and answer in ("0", "1", "yes", "no", "y", "n"):
+        yes = answer in ("1", "yes", "y")
+        return (0.0 if yes else 1.0) if indicator == "female" else (1.0 if yes else 0.0)
+    words = set(re.findall(r"[a-z]+", answer))
+    female = bool(words & EXTRA_FEMALE_WORDS)
+    male = bool(words & EXTRA_MALE_WORDS)
+    if female != male:
+        return 0.0 if female else 1.0
+    return convert_gender(cell)
+
+
 def age_key_class(key: str) -> int:
     """How plainly a key names an age.
 
@@ -90,10 +147,12 @@ def age_key_class(key: str) -> int:
     -------
     int
         3 plain age key (``age``, ``age (yrs)``), 2 qualified (``age at
-        sampling``), 1 an age at an event (``age at onset``), 0 not an age key.
+        sampling``, ``age at death``, ``age at surgery``), 1 an age at
+        diagnosis, 0 not an age key (also ``age at onset``, ``gestational
+        age``, ``age of menarche``: not the sample's age).
     """
-    tokens = set(text_tokens(key))
-    if not tokens & AGE_KEY_WORDS:
+    tokens = set(text_tokens(key)) | set(re.findall(r"[a-z]+", key.lower()))
+    if not tokens & AGE_KEY_WORDS or tokens & NOT_AGE_WORDS:
         return 0
     if tokens & AGE_EVENT_WORDS:
         return 1
@@ -103,5 +162,6 @@ def age_key_class(key: str) -> int:
 
 
 def is_sex_key(key: str) -> bool:
-    """Whether a key is a sex key (``Sex``, ``gender``, ``donor sex``)."""
-    return bool(set(re.findall(r"[a-z]+", key.lower())) & SEX_KEY_WORDS)
+    """Whether a key is a sex key (``Sex``, ``gender``, ``donor sex``, ``female``)."""
+    words = set(re.findall(r"[a-z]+", key.lower()))
+    return bool(words & SEX_KEY_WORDS) or key.strip().lower() in ("female", "male")

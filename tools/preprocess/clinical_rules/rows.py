@@ -1,16 +1,23 @@
 """Choosing the characteristics rows of the trait, age and sex: :func:`infer_clinical_rows`.
 
-* Age / sex: cells keyed ``age`` (``age (yrs)``, ``age at sampling``) /
-  ``sex``/``gender`` that parse; a row qualifies with half of its values (a
-  fifth in rows that mix keys); plain keys beat "age at onset/death"; keyless
-  rows qualify when 80 % of their values parse (with an age unit for ages).
-* Trait: a numeric row whose key names the trait (measured traits such as
-  heart rate), else a row whose values split into cases AND controls; ranked
-  by strength of the trait mention, then whether most values are decided,
-  then a disease-like key (``disease state``, ``diagnosis``, ``group``...),
-  then row order. A row where every sample is a case gives no trait row.
-  Keys of experimental factors (``treatment``, ``time``, ``agent``...) never
-  hold the trait.
+* Age / sex (rules): cells keyed ``age`` (``age (yrs)``, ``age at sampling``,
+  ``age at death``) / ``sex``/``gender`` that parse, or cells holding both
+  (``60F``); a row qualifies with half of its values (a fifth in rows that
+  mix keys); plain keys beat qualified ones, which beat "age at diagnosis";
+  an age at onset, a gestational age or an age of menarche is never the age.
+  Among rows of the same class the earliest with at least half the best
+  count of ages wins. A row where every sample has the same age is not the
+  age row; a row where every sample has the same sex is the sex row when no
+  row varies (the bias step drops it later); among sex rows, the one whose
+  first cell -- the first sample's -- is a sex wins (the curators'
+  conventions, counted in ``docs/preprocessing_clinical.md``). Age and sex
+  may share a row.
+* Trait: the ranking of :mod:`.ranker` over the other rows (a row that mixes
+  keys stays a candidate even when it also holds the age or the sex) and
+  "no trait row".
+
+:func:`tools.preprocess.clinical_rules.decisions.decide_clinical_rows` gives
+the same choices with a confidence and the evidence of each.
 """
 
 from __future__ import annotations
@@ -18,11 +25,11 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from tools.preprocess.clinical import convert_gender, split_key_value
 from tools.preprocess.clinical_rules.evidence import key_names_trait
 from tools.preprocess.clinical_rules.lexicon import trait_lexicon
-from tools.preprocess.clinical_rules.quantities import age_key_class, is_sex_key, parse_age
-from tools.preprocess.clinical_rules.text import is_missing_text, text_tokens
+from tools.preprocess.clinical_rules.quantities import (age_and_sex, age_key_class, is_sex_key,
+                                                        parse_age, parse_sex)
+from tools.preprocess.clinical_rules.text import is_missing_text, split_cell, text_tokens
 from tools.preprocess.clinical_rules.values import (infer_clinical_values, trait_is_numeric,
                                                     trait_labels)
 from tools.preprocess.clinical_rules.words import DISEASE_KEY_WORDS, NON_TRAIT_KEY_WORDS
@@ -44,7 +51,7 @@ def row_key(values: Sequence[Any]) -> str:
     """The most common key of a row's cells, lower case (first seen wins ties)."""
     counts: Dict[str, int] = {}
     for cell in values:
-        key, value = split_key_value(cell)
+        key, value = split_cell(cell)
         if value is not None:
             counts[key.lower()] = counts.get(key.lower(), 0) + 1
     return max(counts, key=lambda k: counts[k]) if counts else ""
@@ -52,7 +59,7 @@ def row_key(values: Sequence[Any]) -> str:
 
 def present_cells(values: Sequence[Any]) -> List[Any]:
     """Cells whose value is not missing."""
-    return [v for v in values if not is_missing_text(split_key_value(v)[1])]
+    return [v for v in values if not is_missing_text(split_cell(v)[1])]
 
 
 def _qualifies(hits: int, share: float, min_mixed_hits: int) -> bool:
@@ -62,14 +69,17 @@ def _qualifies(hits: int, share: float, min_mixed_hits: int) -> bool:
 def age_row_score(values: Sequence[Any]) -> Optional[Score]:
     """Ranking of a row as the age row (None: not a candidate).
 
-    The best key class, then more matching values, then the larger share, wins.
+    ``(key class, ages, share)``: the best key class, then more matching
+    values, then the larger share, wins. A cell holding an age and a sex
+    (``60F``) counts as a qualified age key.
     """
     present = present_cells(values)
     if not present:
         return None
     best_class, hits = 0, 0
     for cell in present:
-        key_class = age_key_class(split_key_value(cell)[0])
+        key, value = split_cell(cell)
+        key_class = age_key_class(key) or (2 if age_and_sex(value) else 0)
         if key_class and parse_age(cell) is not None:
             hits += 1
             best_class = max(best_class, key_class)
@@ -84,20 +94,33 @@ def age_row_score(values: Sequence[Any]) -> Optional[Score]:
     return None
 
 
+def _is_sex_cell(cell: Any) -> bool:
+    key, value = split_cell(cell)
+    return (is_sex_key(key) or age_and_sex(value) is not None) and parse_sex(cell) is not None
+
+
 def gender_row_score(values: Sequence[Any]) -> Optional[Score]:
-    """Ranking of a row as the sex row (None: not a candidate); like the age row."""
+    """Ranking of a row as the sex row (None: not a candidate); like the age row.
+
+    ``(class, first, share)``: keyed rows beat keyless ones; then a row whose
+    first cell -- the first sample's -- is a sex (in series whose samples list
+    their characteristics in different orders, the curators take the row where
+    the first sample has its sex, whatever the other samples hold there);
+    then the larger share of sexes.
+    """
     present = present_cells(values)
     if not present:
         return None
-    hits = sum(is_sex_key(split_key_value(cell)[0]) and convert_gender(cell) is not None
-               for cell in present)
+    hits = sum(_is_sex_cell(cell) for cell in present)
     share = hits / len(present)
-    if share >= ROW_SHARE or (share >= MIXED_ROW_SHARE and hits >= 1 and len(present) >= 2):
-        return (2, share)
+    first = _is_sex_cell(present[0])
+    if first or share >= ROW_SHARE or (share >= MIXED_ROW_SHARE and hits >= 1
+                                       and len(present) >= 2):
+        return (2, first, share)
     if not row_key(values):
-        parsed = sum(convert_gender(v) is not None for v in present) / len(present)
+        parsed = sum(parse_sex(v) is not None for v in present) / len(present)
         if parsed >= KEYLESS_SHARE:
-            return (1, parsed)
+            return (1, False, parsed)
     return None
 
 
@@ -106,7 +129,7 @@ def trait_row_score(values: Sequence[Any], trait: str, background: str) -> Optio
     lex = trait_lexicon(trait)
     # cells with a value (missing words included: the background may define
     # them, e.g. "ND" = non-demented controls)
-    present = [v for v in values if split_key_value(v)[1] is not None]
+    present = [v for v in values if split_cell(v)[1] is not None]
     if not present:
         return None
     key = row_key(values)
@@ -140,8 +163,55 @@ def best_row(scores: Mapping[Any, Optional[Score]], order: Sequence[Any]) -> Opt
     return best
 
 
+def is_constant(values: Sequence[Any]) -> bool:
+    """Whether every present cell of a row is the same (case and spaces ignored)."""
+    from tools.preprocess.clinical_rules.features import cell_identity
+    return len({cell_identity(v) for v in present_cells(values)}) == 1
+
+
+def choose_age_row(characteristics: Mapping[Any, Sequence[Any]]) -> Tuple[Any, Dict]:
+    """The age row (or None) and the scores of the candidates.
+
+    The best key class wins; within it, the earliest row with at least half
+    the best number of ages (two mixed rows sharing the ages of a series).
+    A constant row (every sample the same age) is not chosen.
+    """
+    scores = {r: age_row_score(v) for r, v in characteristics.items()}
+    scores = {r: sc for r, sc in scores.items()
+              if sc is not None and not is_constant(characteristics[r])}
+    if not scores:
+        return None, scores
+    top_class = max(sc[0] for sc in scores.values())
+    top_hits = max(sc[1] for sc in scores.values() if sc[0] == top_class)
+    for row in characteristics:
+        score = scores.get(row)
+        if score is not None and score[0] == top_class and score[1] >= 0.5 * top_hits:
+            return row, scores
+    return None, scores
+
+
+def choose_gender_row(characteristics: Mapping[Any, Sequence[Any]], age_row: Any
+                      ) -> Tuple[Any, Dict]:
+    """The sex row (or None) and the scores of the candidates.
+
+    A row shared with the age is allowed only when its cells hold both
+    (``60F``). A row where every sample has the same sex is chosen too (the
+    bias step drops it later), but a varying row wins over it.
+    """
+    scores = {}
+    for row, values in characteristics.items():
+        if row == age_row and not any(age_and_sex(split_cell(v)[1])
+                                      for v in present_cells(values)):
+            continue
+        score = gender_row_score(values)
+        if score is not None:
+            scores[row] = score
+    varying = {r: sc for r, sc in scores.items() if not is_constant(characteristics[r])}
+    return best_row(varying or scores, list(characteristics)), scores
+
+
 def infer_clinical_rows(characteristics: Dict[int, List[str]], trait: str,
-                        background: str) -> dict:
+                        background: str, model: Optional[Any] = None) -> dict:
     """Choose the characteristics rows holding the trait, the age and the sex.
 
     Parameters
@@ -153,16 +223,15 @@ def infer_clinical_rows(characteristics: Dict[int, List[str]], trait: str,
         Benchmark trait name with underscores (``"Heart_rate"``).
     background : str
         Series title / summary / overall design.
+    model : RowModel, optional
+        Weights of the trait-row ranking (default: the shipped ones).
 
     Returns
     -------
     dict
-        ``{"trait_row": int | None, "age_row": int | None, "gender_row": int | None}``.
-        The trait row is one whose values split into cases and controls (or,
-        for a measured trait, a numeric row whose key names it); a row where
-        every sample is a case gives None (nothing to compare). Age and gender
-        rows are the rows keyed ``age`` / ``sex``/``gender`` (or keyless rows
-        of ages / sexes) whose values mostly parse.
+        ``{"trait_row": int | None, "age_row": int | None, "gender_row": int | None}``
+        (see the module docstring; confidences and evidence:
+        :func:`tools.preprocess.clinical_rules.decisions.decide_clinical_rows`).
 
     Examples
     --------
@@ -171,10 +240,5 @@ def infer_clinical_rows(characteristics: Dict[int, List[str]], trait: str,
     ...                      3: ["age: 25", "age: 50"]}, "Rheumatoid_Arthritis", "")
     {'trait_row': 2, 'age_row': 3, 'gender_row': 1}
     """
-    order = list(characteristics)
-    age = best_row({r: age_row_score(v) for r, v in characteristics.items()}, order)
-    gender = best_row({r: gender_row_score(v) for r, v in characteristics.items()
-                       if r != age}, order)
-    trait_scores = {r: trait_row_score(v, trait, background)
-                    for r, v in characteristics.items() if r not in (age, gender)}
-    return {"trait_row": best_row(trait_scores, order), "age_row": age, "gender_row": gender}
+    from tools.preprocess.clinical_rules.decisions import decide_clinical_rows
+    return decide_clinical_rows(characteristics, trait, background, model).rows()

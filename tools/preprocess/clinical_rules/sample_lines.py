@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from tools.preprocess.clinical import ROW_TAG_COLUMN
-from tools.preprocess.clinical_rules.rows import best_row, infer_clinical_rows, trait_row_score
+from tools.preprocess.clinical_rules.decisions import decide_clinical_rows
+from tools.preprocess.clinical_rules.rows import best_row, trait_row_score
 from tools.preprocess.clinical_rules.values import infer_clinical_values
 
 CHARACTERISTICS_TAG = "!Sample_characteristics_ch1"
@@ -54,11 +55,16 @@ def infer_clinical_rows_with_sample_lines(
         ``get_background_and_clinical_data(matrix, prefixes_b=result["prefixes_b"])``
         returns; ``prefixes_b`` (list of str); ``extra_rows`` (tuple of the
         added tags, empty when the characteristics suffice); ``trait_source``
-        (the tag of the trait line, or None).
+        (the tag of the trait line, or None); ``decisions`` (the
+        :class:`.decisions.ClinicalDecisions` of the characteristics alone,
+        rows numbered as in the characteristics-only table).
     """
     lines = [(tag, list(values)) for tag, values in sample_lines]
-    ch1 = {i: values for i, (tag, values) in enumerate(lines) if tag == CHARACTERISTICS_TAG}
-    base = infer_clinical_rows(ch1, trait, background)    # keys: positions in `lines`
+    positions = [i for i, (tag, _) in enumerate(lines) if tag == CHARACTERISTICS_TAG]
+    ch1 = {k: lines[i][1] for k, i in enumerate(positions)}   # the characteristics table
+    decisions = decide_clinical_rows(ch1, trait, background)
+    base = {name: (None if row is None else positions[row])    # positions in `lines`
+            for name, row in decisions.rows().items()}
     trait_pos = base["trait_row"]
     extra: Tuple[str, ...] = ()
     if trait_pos is None:
@@ -86,6 +92,7 @@ def infer_clinical_rows_with_sample_lines(
         "prefixes_b": prefixes,
         "extra_rows": extra,
         "trait_source": lines[trait_pos][0] if trait_pos is not None else None,
+        "decisions": decisions,
     }
 
 

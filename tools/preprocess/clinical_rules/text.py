@@ -13,11 +13,30 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
+from tools.preprocess.clinical import split_key_value
 from tools.preprocess.clinical_rules.words import KEEP_S, MISSING_VALUES, WORD_FORMS
 
 
+def split_cell(cell: Any) -> Tuple[str, Optional[str]]:
+    """:func:`tools.preprocess.clinical.split_key_value`, remembered per cell.
+
+    The rules look at the same cells many times (row scores, profiles,
+    conversions); unhashable cells are split afresh.
+    """
+    try:
+        return _split_cached(cell)
+    except TypeError:
+        return split_key_value(cell)
+
+
+@functools.lru_cache(maxsize=131072)
+def _split_cached(cell: Any) -> Tuple[str, Optional[str]]:
+    return split_key_value(cell)
+
+
+@functools.lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Strip accents (``ö`` -> ``o``) and unify apostrophes."""
     text = unicodedata.normalize("NFKD", str(text))
@@ -25,6 +44,7 @@ def fold(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'").replace("`", "'")
 
 
+@functools.lru_cache(maxsize=65536)
 def plain_text(value: str) -> str:
     """``value`` folded, lower-cased, with runs of whitespace as one space."""
     return re.sub(r"\s+", " ", fold(value).lower()).strip()
@@ -34,6 +54,8 @@ def plain_text(value: str) -> str:
 def canonical_token(token: str) -> str:
     """Canonical form of one lower-case token (plural, adjective, spelling)."""
     token = WORD_FORMS.get(token, token)
+    if len(token) > 5 and token.endswith("ies") and token not in KEEP_S:
+        return WORD_FORMS.get(token[:-3] + "y", token[:-3] + "y")   # atrophies -> atrophy
     if (len(token) > 3 and token.endswith("s") and token not in KEEP_S
             and not token.endswith(("ss", "us", "is", "sis"))):
         token = token[:-1]

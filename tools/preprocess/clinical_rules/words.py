@@ -72,7 +72,7 @@ NEGATORS_WIDE = frozenset({"no", "not", "without", "never", "absence", "absent",
                            "free", "negative", "lack", "excluding", "excluded"})
 #: Words that, right before a mention, make it a different state ("pre-diabetes").
 VOIDING_PREFIXES = frozenset({"pre", "borderline", "suspected", "possible", "probable",
-                              "latent", "subclinical", "at"})
+                              "latent", "subclinical", "at", "other"})
 #: Words allowed between a wide negator and the mention.
 NEGATION_FILLERS = frozenset({"of", "history", "evidence", "sign", "known", "any",
                               "prior", "diagnosed", "diagnosis", "with", "for", "clinical",
@@ -230,3 +230,119 @@ LAB_ABBREVIATIONS = frozenset({"RNA", "DNA", "PBMC", "PBMCS", "RIN", "PCR", "ID"
                                "LCL", "IPS", "IPSC", "ES", "HE", "IHC", "NM", "PT", "STG",
                                "II", "III", "IV", "VS", "T", "N", "M", "F", "A", "B", "C",
                                "ND", "BL", "WK", "SAMPLE", "REP", "GSM", "CD", "TISSUE"})
+
+#: Words that describe a state, a grade or a response of any disease: a
+#: lexicon entry made only of them (and cancer words, numbers) -- ``tumor``,
+#: ``stage III``, ``responder``, ``poorly differentiated`` -- is weak
+#: evidence (level 1), as a bare cancer word is.
+GENERIC_STATE_WORDS = frozenset({
+    "primary", "metastatic", "metastasis", "recurrent", "recurrence", "relapse",
+    "relapsed", "refractory", "advanced", "early", "late", "local", "localized",
+    "locally", "stage", "grade", "type", "class", "group", "subgroup", "i", "ii", "iii",
+    "iv", "ia", "ib", "low", "high", "intermediate", "risk", "well", "moderately", "poorly",
+    "differentiated", "undifferentiated", "differentiation", "mixed", "classical",
+    "classic", "mesenchymal", "proliferative", "neural", "squamous", "cell", "mucinous",
+    "serous", "papillary", "solid", "adenosquamous", "responder", "non", "response",
+    "good", "poor", "complete", "partial", "sensitive", "resistant", "remission",
+    "active", "inactive", "stable", "severe", "mild", "moderate", "chronic", "acute",
+    "lymph", "node", "invasive", "in", "situ", "of", "the", "with", "and", "tissue",
+    "lesion", "positive", "negative", "mutant", "mutated", "wild", "microsatellite",
+    "instability", "msi", "mss", "hypermutated", "baseline", "treated", "untreated",
+    "patient", "case", "affected", "diseased", "tumor", "cancer", "carcinoma",
+    "adenocarcinoma", "malignant", "neoplasm", "neoplasia", "cancerous", "benign",
+    "resection", "biopsy", "surgery", "progression", "progressive", "survival", "survivor",
+    "death", "dead", "alive", "event", "free", "new", "onset", "de", "novo",
+})
+
+#: Key words that sort a characteristics key into a category (a key may fall
+#: into several). Compared with the key's canonical tokens.
+KEY_CATEGORIES: Dict[str, frozenset] = {
+    # the group a sample belongs to
+    "disease": frozenset({"disease", "diagnosis", "diagnose", "condition", "status",
+                          "state", "phenotype", "group", "class", "category", "cohort",
+                          "health", "clinical", "case", "control", "affected", "patient",
+                          "subject", "individual", "dx", "pathology", "illness",
+                          "classification", "arm", "population", "participant"}),
+    # what was sampled
+    "tissue": frozenset({"tissue", "cell", "source", "organ", "organism", "part",
+                         "histology", "histological", "histologic", "sample", "specimen",
+                         "biopsy", "material", "site", "location", "region", "origin",
+                         "lesion", "compartment", "morphology"}),
+    # a cell line (a model, not a patient)
+    "cell_line": frozenset({"line", "clone", "passage", "strain", "xenograft",
+                            "atcc", "cosmic", "cellosaurus"}),
+    # an experimental factor
+    "treatment": frozenset({"treatment", "treated", "agent", "drug", "compound", "dose",
+                            "dosage", "concentration", "stimulation", "stimulus",
+                            "exposure", "intervention", "therapy", "transfection",
+                            "transfected", "sirna", "shrna", "vector", "infection",
+                            "perturbation", "perturbagen", "culture", "medium", "vehicle",
+                            "inhibitor", "aso", "knockdown", "overexpression",
+                            "regimen", "supplementation", "diet"}),
+    # how a disease went or responded
+    "response": frozenset({"response", "responder", "respond", "outcome",
+                           "relapse", "remission", "recurrence", "recurrent",
+                           "progression", "prognosis", "failure", "success",
+                           "sensitivity", "resistance", "benefit", "course", "efficacy",
+                           "trg", "regression", "pcr"}),
+    # whether and how long a patient lived (or lived free of an event)
+    "survival": frozenset({"survival", "survived", "event", "efs", "os", "pfs", "dfs",
+                           "rfs", "mfs", "death", "dead", "alive", "vital", "deceased",
+                           "mortality", "censored", "censor"}),
+    # how far a disease went
+    "stage": frozenset({"stage", "grade", "grading", "score", "tnm", "gleason", "isup",
+                        "severity", "ajcc", "figo", "braak", "cerad", "nyha", "gold",
+                        "classification", "level", "index", "activity", "extent",
+                        "spread", "invasion", "size", "burden", "t", "n", "m"}),
+    # which kind of the disease
+    "subtype": frozenset({"subtype", "subgroup", "subclass", "type", "variant", "form",
+                          "cluster", "molecular", "origin", "coo", "histotype", "pattern"}),
+    # genetic make-up
+    "genotype": frozenset({"genotype", "mutation", "mutant", "mutated", "variant",
+                           "allele", "carrier", "genetic", "gene", "snp", "deletion",
+                           "karyotype", "fish", "cnv", "hla", "apoe", "methylation"}),
+    # when a sample was taken
+    "time": frozenset({"time", "timepoint", "visit", "day", "week", "month", "hour",
+                       "year", "date", "baseline", "follow", "collection", "period",
+                       "phase", "cycle", "session", "point"}),
+    # identifiers and technical fields
+    "identifier": frozenset({"id", "identifier", "patient", "subject", "individual",
+                             "donor", "sample", "replicate", "rep", "batch", "lane",
+                             "plate", "chip", "array", "run", "barcode", "well",
+                             "family", "pair", "number", "code", "library", "rin",
+                             "pmi", "ph", "flowcell", "slide", "scan", "hybridization",
+                             "accession", "name", "label", "record", "bank", "study",
+                             "dataset", "set", "fraction", "kit", "protocol", "platform",
+                             "principal", "component", "pc1", "pc2", "quality"}),
+    # demographic and anthropometric fields other than age and sex
+    "demographic": frozenset({"race", "ethnicity", "ethnic", "ancestry", "bmi",
+                              "weight", "height", "smoking", "smoker", "education",
+                              "income", "alcohol", "menopausal", "menopause", "hand",
+                              "handedness", "country", "nationality"}),
+}
+
+#: Words that mark the "marked" state of a row that names no disease (a
+#: response, an event, a treatment, a mutation, a high level): such a value is
+#: coded 1 and its unmarked counterpart 0 (curators' convention).
+MARKED_WORDS = frozenset({
+    "responder", "response", "respond", "responded", "responsive", "sensitive",
+    "good", "complete", "pcr", "cr", "pr", "relapse", "relapsed", "recurrence",
+    "recurrent", "recurred", "progression", "progressed", "failure", "fail", "failed",
+    "death", "dead", "died", "deceased", "nonsurvivor", "event", "positive", "pos",
+    "mutant", "mutated", "mutation", "carrier", "treated", "treatment", "infected",
+    "infection", "exposed", "exposure", "high", "higher", "severe", "critical",
+    "case", "affected", "stressed", "stress", "knockout", "knockdown", "ko", "kd",
+    "overexpression", "transgenic", "tg", "yes", "present", "lesion", "lesional",
+    "plaque", "involved", "inflamed", "symptomatic",
+})
+#: Their unmarked counterparts (coded 0).
+UNMARKED_WORDS = frozenset({
+    "resistant", "resistance", "poor", "stable", "remission", "success", "successful",
+    "survivor", "alive", "living", "free", "negative", "neg", "wild", "wt", "wildtype",
+    "untreated", "placebo", "vehicle", "mock", "low", "lower", "mild", "normal",
+    "control", "no", "unexposed", "uninfected", "sd", "pd", "nr", "parent", "parental",
+    "none", "absent", "uninvolved", "non", "asymptomatic", "naive", "sham", "scrambled",
+    "nontargeting", "empty",
+})
+#: Roman numerals of stages and grades.
+ROMAN_NUMERALS = {"i": 1.0, "ii": 2.0, "iii": 3.0, "iv": 4.0, "v": 5.0}

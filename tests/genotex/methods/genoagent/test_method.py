@@ -21,7 +21,8 @@ from genotex.cli.evaluate import main as evaluate
 from genotex.methods.runlog import read_log
 from tests.fake_llm_server import FakeLLM, Script, request_fields
 from tests.genotex.methods.genoagent import harness
-from tests.genotex.methods.genoagent.canned import TCGA_CODE, block
+from tests.genotex.methods.genoagent.canned import (GEO_CODE, HYPERTENSION_CLINICAL, TCGA_CODE,
+                                                    block)
 from utils.problems import Problem
 
 HYPERTENSION = Problem("Hypertension")
@@ -331,3 +332,42 @@ def test_the_writer_may_keep_its_code(tmp_path):
     assert [e["step"] for e in events(tmp_path, "keep")] == ["initial_data_loading"]
     assert executed_steps(tmp_path, XENA)[0] == ("initial_data_loading", "ok")
     assert len(executed_steps(tmp_path, XENA)) == 3
+
+
+# --------------------------------------------------------------------------- domain hints
+def _clinical_request(server):
+    return next(r for r in server.requests
+                if request_fields(r)["step"] == "dataset_analysis"
+                and request_fields(r)["request"] == "code")
+
+
+@pytest.mark.parametrize("hints", [True, False])
+def test_domain_hints_reach_the_domain_experts_prompt(tmp_path, hints):
+    """The rules' proposal (rows, confidences, evidence, conversions) is in the request.
+
+    Only the first two steps are scripted: the task stops after the clinical
+    step, which is all this test needs to see.
+    """
+    key = GEO_KEYS[0]
+    script = Script()
+    script.add("code", block(GEO_CODE["initial_data_loading"]),
+               step="initial_data_loading", task=key)
+    script.add("code", block(HYPERTENSION_CLINICAL[key]), step="dataset_analysis",
+               task=key)
+    with FakeLLM(script) as server:
+        harness.run_cohort(tmp_path, server.base_url, key,
+                           settings=replace(harness.TEST_SETTINGS, domain_hints=hints))
+    request = _clinical_request(server)
+    assert request_fields(request)["role"] == "Domain Expert"
+    text = request["messages"][-1]["content"]
+    logged = [e for e in events(tmp_path, "hints") if e["task"] == key]
+    if hints:
+        # GSE9100601: "Diagnosis: essential hypertension / normotensive control" is row 2
+        assert "## Rule-based hints" in text
+        assert "Rule-based proposal for the trait Hypertension" in text
+        assert "trait_row = 2" in text and "age_row = 3" in text and "gender_row = 1" in text
+        assert "confidence" in text and "essential hypertension" in text
+        assert "-> 1.0 (names the trait)" in text and "-> 0.0 (control)" in text
+        assert len(logged) == 1 and logged[0]["role"] == "Domain Expert"
+    else:
+        assert "Rule-based" not in text and logged == []

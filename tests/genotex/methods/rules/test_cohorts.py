@@ -36,3 +36,17 @@ def test_a_series_without_trait_gets_a_record_and_its_gene_table(tmp_path):
     assert (tmp_path / "gene_data" / "GSE9100102.csv").is_file()
     assert not (tmp_path / "clinical_data" / "GSE9100102.csv").exists()
     assert decisions["rows"]["trait_row"] is None
+
+
+def test_low_confidence_decisions_go_to_the_cohort_note(tmp_path):
+    """Every sample of the demo prostate series is male: the sex row is kept, with low
+    confidence, and the record's note says so; the run log gets every confidence."""
+    task = CohortTask("Prostate_Cancer", "GSE9100701", "GEO",
+                      REPO_ROOT / "input" / "GEO" / "Prostate_Cancer" / "GSE9100701")
+    decisions = preprocess_geo(task, tmp_path, resolve_paths().gene_synonyms,
+                               load_synonym_map())
+    record = json.loads((tmp_path / "cohort_info.json").read_text())["GSE9100701"]
+    assert "low-confidence clinical decisions (characteristics rows): gender row 1" \
+        in record["note"]
+    assert decisions["confidence"]["gender"] < 0.6 <= decisions["confidence"]["trait"]
+    assert record["is_usable"] is True

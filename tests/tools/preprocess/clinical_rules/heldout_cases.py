@@ -11,6 +11,11 @@ same. No notebook code is reused: the characteristics are data.
 ``truth`` is a hand reading of each dictionary (accepted rows per feature),
 written down before the rules were run on the held-out set; ``upstream`` is
 the row the upstream notebook (an LLM agent) chose, kept for comparison only.
+``curators`` (when present) is the trait row the GenoTEX curators chose for
+the same series (or its SuperSeries) in the development split of issue 23
+(``../shared/data/clinical_dev``): their conventions -- a constant row naming
+the trait is chosen, a row of another disease beside controls is chosen -- are
+the ones the rules now follow, so that row is accepted too.
 
 * ``DEV2`` -- 9 series read while the rules were still being changed (the
   background-abbreviation rule and the mixed-key age/sex rows came from
@@ -61,6 +66,7 @@ DEV2: List[Case] = [
                2: ["cell type: FACS sorted peripheral blood B cells with the "
                    "CD20+CD138-IgKappa+IgLambda- phenotype", None]},
         truth={"trait": [None], "age": [None], "gender": [None]},
+        curators=None,
         upstream={"trait": None, "age": None, "gender": None},
         note="SLE vs healthy is not a vitamin D measurement"),
     dict(
@@ -160,6 +166,7 @@ HELDOUT: List[Case] = [
                6: ["well id: A03", "well id: A04", "plate id: MSA206"],
                7: ["plate id: MSA206", None]},
         truth={"trait": [None], "age": [None], "gender": [None]},
+        curators=1,
         upstream={"trait": 1, "age": None, "gender": None},
         note="cell ids do not say which donor is SZ"),
     dict(
@@ -170,6 +177,7 @@ HELDOUT: List[Case] = [
         chars={0: ["disease state: unaffected parental control",
                    "disease state: Williams syndrome patient"]},
         truth={"trait": [None], "age": [None], "gender": [None]},
+        curators=0,
         upstream={"trait": 0, "age": None, "gender": None},
         note="Williams syndrome, not schizophrenia (upstream set is_trait_available False)"),
     dict(
@@ -181,6 +189,7 @@ HELDOUT: List[Case] = [
                2: ["agent: DMSO", "agent: SY-1365", "agent: JQ1", "agent: NVP2", "agent: FLAVO"],
                3: ["time: 2 hours", "time: 6 hours"]},
         truth={"trait": [None], "age": [None], "gender": [None]},
+        curators=0,  # SuperSeries GSE121431
         upstream={"trait": 2, "age": None, "gender": None},
         note="one cell line, drug arms only"),
     dict(
@@ -194,6 +203,7 @@ HELDOUT: List[Case] = [
                    "condition: Neuroblastoma", "condition: Ewing sarcoma",
                    "condition: Osteochondroma"]},
         truth={"trait": [None], "age": [None], "gender": [None]},
+        curators=0,
         upstream={"trait": None, "age": None, "gender": None}),
     dict(
         name="Age-Related_Macular_Degeneration/GSE29801",

@@ -58,23 +58,23 @@ class RealTruth:
 REAL: Tuple[RealTruth, ...] = (
     RealTruth(
         "GSE55235", "Rheumatoid_Arthritis",
-        "RA vs healthy synovium; OA samples are a third group, neither case nor "
-        "control of RA -> None (they drop out).",
+        "RA vs healthy synovium; OA samples are a third group, not RA: 0 (the GenoTEX "
+        "curators code another disease in the trait row 0 -- issue 23).",
         trait_row_ch1=0, age_row=None, gender_row=None,
         trait_values={"disease state: healthy control": 0.0,
-                      "disease state: osteoarthritis": None,
-                      "disease state: synovial tissue isolated from osteoarthritic joint": None,
+                      "disease state: osteoarthritis": 0.0,
+                      "disease state: synovial tissue isolated from osteoarthritic joint": 0.0,
                       "disease state: rheumatoid arthritis": 1.0},
         trait_row_ext=0),
     RealTruth(
         "GSE55235", "Osteoarthritis",
         "Same series, other trait: OA (both spellings, one of them an adjective in a "
-        "tissue phrase) = 1, healthy = 0, RA = None.",
+        "tissue phrase) = 1, healthy = 0, RA = 0 (another disease, curators' convention).",
         trait_row_ch1=0, age_row=None, gender_row=None,
         trait_values={"disease state: healthy control": 0.0,
                       "disease state: osteoarthritis": 1.0,
                       "disease state: synovial tissue isolated from osteoarthritic joint": 1.0,
-                      "disease state: rheumatoid arthritis": None},
+                      "disease state: rheumatoid arthritis": 0.0},
         trait_row_ext=0),
     RealTruth(
         "GSE4107", "Colon_and_Rectal_Cancer",
@@ -139,10 +139,11 @@ REAL: Tuple[RealTruth, ...] = (
     RealTruth(
         "GSE19420", "Type_2_Diabetes",
         "Truncated family SOFT fixture (42 samples): group NGT (normal glucose "
-        "tolerance) = 0, IGT (pre-diabetes) = None, T2DM T0 / T52 = 1; age row 1; "
+        "tolerance) = 0, IGT (pre-diabetes) = 0 (a precursor beside the disease: the "
+        "curators' convention, issue 23), T2DM T0 / T52 = 1; age row 1; "
         "row 2 is BMI (numeric, not the trait).",
         trait_row_ch1=0, age_row=1, gender_row=None,
-        trait_values={"group: NGT": 0.0, "group: IGT": None, "group: T2DM T0": 1.0,
+        trait_values={"group: NGT": 0.0, "group: IGT": 0.0, "group: T2DM T0": 1.0,
                       "group: T2DM T52": 1.0},
         trait_row_ext=0, age_row_ext=1, source="soft",
         file="geo/truncated_fixtures/GSE19420_family.soft.gz"),

@@ -60,7 +60,8 @@ from tools.preprocess.clinical_rules.evidence import background_abbreviations
     # other diseases are neither case nor control
     ("Rheumatoid_Arthritis", "disease state: osteoarthritis", "", None),
     ("Psoriatic_Arthritis", "disease: psoriasis", "", None),
-    ("Psoriasis", "disease: psoriatic arthritis", "", None),
+    # ICD-10 classes psoriatic arthritis under psoriasis (L40.5): a related diagnosis
+    ("Psoriasis", "disease: psoriatic arthritis", "", 1.0),
     ("Crohns_Disease", "disease: ulcerative colitis", "", None),
     ("Type_2_Diabetes", "status: type 1 diabetes", "", None),
     ("Type_2_Diabetes", "disease: pre-diabetes", "", None),

@@ -18,9 +18,9 @@ def test_two_kinds_of_value_complement():
     # "gastric mucosa tissue" carries no evidence; beside a specific case it is the control
     cells = ["tissue: primary gastric cancer", "tissue: gastric mucosa tissue"]
     assert values("trait", cells, "Stomach_Cancer") == [1.0, 0.0]
-    # the complement needs a specific case: a lone control does not make the rest cases
+    # beside controls only, the rest is the marked group (a treatment used as the trait)
     cells = ["A375 cells 24h Control rep1", "A375 cells 24h Vemurafenib rep1"]
-    assert convert_sample_line("!Sample_title", cells, "Melanoma", "melanoma") == [0.0, None]
+    assert convert_sample_line("!Sample_title", cells, "Melanoma", "melanoma") == [0.0, 1.0]
 
 
 def test_continuous_trait_values():
@@ -29,6 +29,16 @@ def test_continuous_trait_values():
     assert values("trait", cells, "Heart_rate") == [77.0, None, 64.0, 74.5]
     cells = ["25(OH)D (ng/ml): 31.2", "25(OH)D (ng/ml): 12", "25(OH)D (ng/ml): <4"]
     assert values("trait", cells, "Vitamin_D_Levels") == [31.2, 12.0, None]
+
+
+def test_a_measure_of_a_binary_trait_is_cut_at_the_guideline_threshold():
+    """AASM: AHI >= 5 events/h is sleep apnoea; other numbers name nothing (0)."""
+    cells = ["apnea hypopnea index: 3.2", "apnea hypopnea index: 5", "AHI: 31.5",
+             "apnea hypopnea index: NA"]
+    assert values("trait", cells, "Obstructive_sleep_apnea") == [0.0, 1.0, 1.0, None]
+    cells = ["systolic blood pressure: 118", "systolic blood pressure: 152"]
+    assert values("trait", cells, "Hypertension") == [0.0, 1.0]
+    assert values("trait", ["age: 35", "age: 52"], "Hypertension") == [0.0, 0.0]
 
 
 def test_yes_no_column_keyed_by_the_trait_is_binary():

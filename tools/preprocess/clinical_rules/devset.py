@@ -1,0 +1,367 @@
+"""Development tooling on a corpus of curators' decisions: fit, cross-validate, score.
+
+The corpus is a JSON-lines file of GEO series with the curators' rows and
+conversions (``../shared/data/clinical_dev/cohorts.jsonl``, the "dev split";
+its README gives the fields); it comes with its own scorer (``score.py``) and
+a keyword baseline. This module
+
+* reads the corpus (:func:`read_corpus`) and builds the ranking's training
+  examples from it (:func:`training_examples`);
+* fits the trait-row weights (:func:`fit_weights`) -- the shipped
+  ``row_model.json`` is :func:`fit_weights` on the whole split;
+* cross-validates by trait (:func:`cross_validate`): the traits are split
+  into folds (:func:`trait_folds`: one trait per fold, or *k* folds), the
+  weights are fitted on the training folds only and the held-out fold's
+  series are answered with those weights; the corpus's own scorer then scores
+  every answer. So a figure from here is always "fitted without the traits it
+  is scored on".
+
+Only tests, benchmarks and this module's command line read the corpus: no
+method reads it at run time.
+
+Command line::
+
+    python -m tools.preprocess.clinical_rules.devset --corpus DIR --cv [--folds 5]
+    python -m tools.preprocess.clinical_rules.devset --corpus DIR --fit   # rewrite row_model.json
+    python -m tools.preprocess.clinical_rules.devset --corpus DIR --conventions
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import logging
+import sys
+from importlib import resources
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+from tools.preprocess.clinical_rules.decisions import decide_clinical_rows
+from tools.preprocess.clinical_rules.evidence import background_level
+from tools.preprocess.clinical_rules.features import dominant_key
+from tools.preprocess.clinical_rules.ranker import (DEFAULT_L2, MODEL_FILE, Alternative,
+                                                   RowModel, alternatives, fit_row_model)
+from tools.preprocess.clinical_rules.rows import choose_age_row, choose_gender_row
+from tools.preprocess.clinical_rules.values import infer_clinical_values
+from utils.errors import InputFileError
+from utils.io import atomic_write_text
+
+logger = logging.getLogger(__name__)
+
+CORPUS_FILE = "cohorts.jsonl"
+SCORER_FILE = "score.py"
+BASELINE_FILE = "keyword_baseline.py"
+#: Subsets the corpus's scorer knows.
+SUBSETS = ("all", "clean", "verified")
+
+Record = Dict[str, Any]
+Example = Tuple[List[Alternative], int]
+
+
+def read_corpus(path: Path, subset: str = "clean") -> List[Record]:
+    """The corpus records of ``subset`` (the scorer's definition).
+
+    Raises
+    ------
+    InputFileError
+        When the file is missing or a line is not a JSON object.
+    """
+    if subset not in SUBSETS:
+        raise ValueError(f"subset must be one of {', '.join(SUBSETS)}, not {subset!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(path, "corpus file not found")
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputFileError(path, f"line {number} is not JSON ({exc.msg})") from exc
+            if not isinstance(record, dict):
+                raise InputFileError(path, f"line {number} is not a JSON object")
+            if subset == "clean" and record.get("label_quality") != "clean":
+                continue
+            if subset == "verified" and not record.get("verified_by_preview"):
+                continue
+            records.append(record)
+    return records
+
+
+def characteristics_of(record: Record) -> Dict[int, List[Any]]:
+    """A record's characteristics dictionary with integer rows (as the scorer passes it)."""
+    return {int(row): list(values) for row, values in record["characteristics"].items()}
+
+
+def trait_folds(records: Sequence[Record], n_folds: Optional[int] = None
+                ) -> List[FrozenSet[str]]:
+    """Folds of traits: one trait per fold (None), or ``n_folds`` folds.
+
+    With ``n_folds``, the traits in name order are dealt round-robin, so the
+    folds are the same on every machine and every run.
+    """
+    traits = sorted({r["trait"] for r in records})
+    if n_folds is None or n_folds >= len(traits):
+        return [frozenset({t}) for t in traits]
+    if n_folds < 2:
+        raise ValueError("n_folds must be at least 2")
+    return [frozenset(traits[i::n_folds]) for i in range(n_folds)]
+
+
+def series_alternatives(characteristics: Dict[int, List[Any]], trait: str, background: str
+                        ) -> List[Alternative]:
+    """The ranking's alternatives of one series, as :func:`decide_clinical_rows` sees them."""
+    age_row, _ = choose_age_row(characteristics)
+    gender_row, _ = choose_gender_row(characteristics, age_row)
+    exclude = [r for r in (age_row, gender_row)
+               if r is not None and dominant_key(characteristics[r])[1] < 2]
+    return alternatives(characteristics, trait, background, exclude,
+                        background_level(background, trait))
+
+
+def training_examples(records: Sequence[Record]) -> List[Example]:
+    """``(alternatives, index of the curator's choice)`` of every usable record.
+
+    A record whose curator chose a row the rules never offer (an age or sex
+    row) teaches nothing and is left out.
+    """
+    examples = []
+    for record in records:
+        options = series_alternatives(characteristics_of(record), record["trait"],
+                                      record.get("background") or "")
+        rows = [option.row for option in options]
+        if record.get("trait_row") in rows:
+            examples.append((options, rows.index(record["trait_row"])))
+    return examples
+
+
+def fit_weights(records: Sequence[Record], l2: float = DEFAULT_L2, fitted_on: str = ""
+                ) -> RowModel:
+    """The ranking weights fitted to the curators' choices of ``records``."""
+    return fit_row_model(training_examples(records), l2=l2, fitted_on=fitted_on)
+
+
+def cross_validated_models(records: Sequence[Record], folds: Sequence[FrozenSet[str]],
+                           l2: float = DEFAULT_L2) -> Dict[str, RowModel]:
+    """``{trait: weights fitted without the trait's fold}`` -- the held-out models."""
+    examples = {id(r): e for r, e in zip(records, _examples_by_record(records))}
+    models: Dict[str, RowModel] = {}
+    for fold in folds:
+        training = [examples[id(r)] for r in records
+                    if r["trait"] not in fold and examples[id(r)] is not None]
+        model = fit_row_model(training, l2=l2,
+                              fitted_on=f"dev split without {', '.join(sorted(fold))}")
+        for trait in fold:
+            models[trait] = model
+    return models
+
+
+def _examples_by_record(records: Sequence[Record]) -> List[Optional[Example]]:
+    out: List[Optional[Example]] = []
+    for record in records:
+        examples = training_examples([record])
+        out.append(examples[0] if examples else None)
+    return out
+
+
+@dataclass
+class HeldOutRules:
+    """The contract's two functions answering each trait with its held-out weights.
+
+    ``rows`` and ``values`` have the scorer's interface; ``rows`` raises for a
+    trait that has no held-out model (a trait not in the folds).
+    """
+
+    models: Dict[str, RowModel]
+
+    def rows(self, characteristics: Dict[int, List[Any]], trait: str, background: str) -> dict:
+        """``infer_clinical_rows`` with the weights fitted without ``trait``."""
+        return decide_clinical_rows(characteristics, trait, background,
+                                    self.models[trait]).rows()
+
+    @staticmethod
+    def values(feature: str, values: List[str], trait: str, background: str) -> list:
+        """``infer_clinical_values`` (conversions have no fitted parameters)."""
+        return infer_clinical_values(feature, values, trait, background)
+
+
+def load_module(path: Path) -> ModuleType:
+    """Import a Python file by path (the corpus's scorer or baseline)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(path, "file not found")
+    spec = importlib.util.spec_from_file_location(f"_devset_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def score(scorer: ModuleType, records: Sequence[Record], rows_fn: Callable,
+          values_fn: Callable) -> Dict[str, Any]:
+    """Run the corpus's scorer; ``{"overall", "by_category", "errors"}`` summaries."""
+    overall, by_category, errors, _ = scorer.evaluate(list(records), rows_fn, values_fn,
+                                                      0, False)
+    return {"overall": overall.summary(),
+            "by_category": {k: v.summary() for k, v in sorted(by_category.items())},
+            "errors": errors}
+
+
+def cross_validate(scorer: ModuleType, records: Sequence[Record],
+                   n_folds: Optional[int] = None, l2: float = DEFAULT_L2) -> Dict[str, Any]:
+    """The scorer's figures with every trait answered by weights fitted without it."""
+    models = cross_validated_models(records, trait_folds(records, n_folds), l2)
+    rules = HeldOutRules(models)
+    return score(scorer, records, rules.rows, rules.values)
+
+
+def headline(summary: Dict[str, Any]) -> Dict[str, float]:
+    """The figures of the targets: trait / age / gender rows, trait values, all rows."""
+    overall = summary["overall"]
+    return {"trait_row": overall["trait"]["row_accuracy"],
+            "trait_values": overall["trait"]["conversion_value_accuracy"],
+            "age_row": overall["age"]["row_accuracy"],
+            "gender_row": overall["gender"]["row_accuracy"],
+            "all_rows": overall["all_rows_accuracy"]}
+
+
+def convention_counts(records: Sequence[Record]) -> Dict[str, int]:
+    """How often the curators took each decision the conventions describe.
+
+    The counts of ``docs/preprocessing_clinical.md`` ("The curators' conventions"):
+    which row won when a row says every sample has the trait, constant rows,
+    the keys of the chosen rows, measured traits, other diseases in the trait
+    row, age and sex rows and spellings.
+    """
+    from collections import Counter
+
+    from tools.preprocess.clinical import split_key_value
+    from tools.preprocess.clinical_rules.features import profile_row, says_all_cases
+    from tools.preprocess.clinical_rules.knowledge import trait_knowledge
+    from tools.preprocess.clinical_rules.quantities import age_key_class, is_sex_key
+    from tools.preprocess.clinical_rules.rows import (age_row_score, gender_row_score,
+                                                      is_constant)
+
+    counts: Counter = Counter()
+    for record in records:
+        chars = characteristics_of(record)
+        trait, background = record["trait"], record.get("background") or ""
+        gold = record.get("trait_row")
+        profiles = {row: profile_row(row, values, trait, background)
+                    for row, values in chars.items()}
+        counts["series"] += 1
+        counts["trait row: none" if gold is None else "trait row: a row"] += 1
+        if gold is not None:
+            chosen = profiles[gold]
+            if chosen.n_values == 1:
+                counts["trait row: constant (one value for every sample)"] += 1
+            for category in sorted(chosen.categories):
+                counts[f"trait row key: {category}"] += 1
+            if trait_knowledge(trait).is_quantity:
+                counts["measured trait: numeric row" if chosen.numeric
+                       else "measured trait: row of words (high / low, groups)"] += 1
+        for row, profile in profiles.items():
+            if profile.n_values == 1 and profile.best_level >= 3 \
+                    and row not in (record.get("age_row"), record.get("gender_row")):
+                counts["constant row naming the trait: " + (
+                    "chosen" if gold == row else "no row chosen" if gold is None
+                    else "another row chosen")] += 1
+        all_cases = [row for row, p in profiles.items() if says_all_cases(p)]
+        if all_cases:
+            counts["a row says every value is a case: " + (
+                "that row chosen" if gold in all_cases else "no row chosen" if gold is None
+                else "a row splitting the cases chosen")] += 1
+        conversion = (record.get("conversions") or {}).get("trait")
+        if conversion and gold is not None:
+            cells = {c.cell: c for c in profiles[gold].cells}
+            for value, converted, failed in zip(conversion["values"], conversion["converted"],
+                                                conversion["failed"]):
+                cell = cells.get(value) if isinstance(value, str) and not failed else None
+                if cell is not None and cell.evidence.other_disease and cell.label != 1.0:
+                    counts[f"another disease in the trait row -> {converted}"] += 1
+        for row, values in chars.items():
+            if gender_row_score(values) is not None and is_constant(values):
+                counts["constant sex row: " + ("chosen" if record.get("gender_row") == row
+                                               else "not chosen")] += 1
+            if age_row_score(values) is not None and is_constant(values):
+                counts["constant age row: " + ("chosen" if record.get("age_row") == row
+                                               else "not chosen")] += 1
+        for feature in ("age", "gender"):
+            conversion = (record.get("conversions") or {}).get(feature)
+            if not conversion:
+                continue
+            for value, converted in zip(conversion["values"], conversion["converted"]):
+                if not isinstance(value, str):
+                    continue
+                key, text = split_key_value(value)
+                text = (text or "").strip().lower()
+                if feature == "gender" and (is_sex_key(key) or not age_key_class(key)):
+                    if len(text) <= 8 and not any(ch.isdigit() for ch in text[:1]):
+                        counts[f"sex spelling {text!r} -> {converted}"] += 1
+                    elif text[:1].isdigit() and text[-1:] in ("f", "m"):
+                        counts[f"sex in an age-and-sex cell -> {converted}"] += 1
+                if feature == "age" and "month" in (key + text).lower():
+                    counts[f"age in months -> {converted}"] += 1
+    return dict(sorted(counts.items()))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(
+        description="Fit or cross-validate the clinical rules on a corpus of curators' "
+                    "decisions (the dev split).")
+    parser.add_argument("--corpus", required=True, type=Path, metavar="DIR",
+                        help=f"folder holding {CORPUS_FILE} and {SCORER_FILE}")
+    parser.add_argument("--subset", default="clean", choices=SUBSETS,
+                        help="records to use (default: clean)")
+    parser.add_argument("--folds", type=int, default=None,
+                        help="folds of traits for --cv (default: one trait per fold)")
+    parser.add_argument("--out", type=Path, default=None, metavar="FILE",
+                        help=f"with --fit: where to write the weights (default: the "
+                             f"package's {MODEL_FILE})")
+    parser.add_argument("--l2", type=float, default=DEFAULT_L2,
+                        help=f"L2 penalty of the weights (default: {DEFAULT_L2})")
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--cv", action="store_true",
+                        help="print the cross-validated headline figures")
+    action.add_argument("--fit", action="store_true",
+                        help=f"fit on the whole subset and rewrite the package's {MODEL_FILE}")
+    action.add_argument("--conventions", action="store_true",
+                        help="print how often the curators took each conventional decision")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point; 0 on success, 2 on bad input."""
+    args = build_parser().parse_args(argv)
+    try:
+        records = read_corpus(args.corpus / CORPUS_FILE, args.subset)
+        if args.fit:
+            traits = sorted({r["trait"] for r in records})
+            model = fit_weights(records, args.l2, fitted_on=(
+                f"{CORPUS_FILE} ({args.subset}: {len(records)} series, {len(traits)} traits)"))
+            target = args.out or Path(str(resources.files(
+                "tools.preprocess.clinical_rules").joinpath(MODEL_FILE)))
+            atomic_write_text(target, model.to_json())
+            print(f"wrote {target}")
+            return 0
+        if args.conventions:
+            for name, count in convention_counts(records).items():
+                print(f"{count:5d}  {name}")
+            return 0
+        summary = cross_validate(load_module(args.corpus / SCORER_FILE), records,
+                                 args.folds, args.l2)
+    except InputFileError as exc:
+        print(f"devset: error: {exc}", file=sys.stderr)
+        return 2
+    for name, value in headline(summary).items():
+        print(f"{name:13s} {100 * value:5.1f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
