@@ -38,6 +38,7 @@ from typing import IO, Any, Callable, Iterator, Optional, Tuple, Union
 
 from filelock import FileLock
 
+from utils.csv_writer import csv_chunks
 from utils.errors import InputFileError
 from utils.input_safety import (DEFAULT_LIMITS, MAX_TOTAL_BYTES, SNIFF_BYTES, ReadLimits,
                                 check_text_start, require_regular_file)
@@ -734,9 +735,18 @@ def atomic_write_json(path: PathLike, obj: Any, indent: int | None = 4) -> None:
 
 
 def atomic_to_csv(df, path: PathLike, **to_csv_kwargs: Any) -> None:
-    """Atomically write a DataFrame as CSV (``DataFrame.to_csv`` arguments)."""
-    with atomic_write(path, "w", newline="") as handle:
-        df.to_csv(handle, **to_csv_kwargs)
+    """Atomically write a DataFrame as CSV (``DataFrame.to_csv`` arguments).
+
+    Float tables with a ``%.Pg`` ``float_format`` are formatted in bulk by
+    :mod:`utils.csv_writer` (the same bytes as pandas); anything else by pandas.
+    """
+    chunks = csv_chunks(df, **to_csv_kwargs)
+    if chunks is None:
+        with atomic_write(path, "w", newline="") as handle:
+            df.to_csv(handle, **to_csv_kwargs)
+        return
+    with atomic_write(path, "wb") as handle:
+        handle.writelines(chunks)
 
 
 def lock_file(path: PathLike, environ=None) -> Path:
