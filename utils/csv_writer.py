@@ -16,12 +16,14 @@ This module builds the same bytes with NumPy, a block of cells at a time:
    for "nothing here"; rows get their label in front; dropping the zero bytes
    of the block gives the CSV text.
 
-Cells whose rounding the scaled value cannot decide (``y`` within ``10^(P-14)``
-of a half-way point, far above the product's error, e.g. exact ties such as
-``0.001953125`` at ``P = 6``), whose exponent estimate is off by one, or that
-are subnormal or beyond ``1e±290`` are formatted by Python's ``%`` itself, so
-every cell is the string ``float_format % value`` or ``na_rep`` for NaN, as in
-pandas.
+Where ``y`` lies within ``10^(P-14)`` of a half-way point (far above the
+product's error; common in data averaged from few decimals, e.g. ``12.12345``
+at ``P = 6``), the exact product decides: its rounding error is computed
+exactly (Dekker's two-product), and exact ties (``0.001953125`` at ``P = 6``)
+go to the even digit as ``printf`` does. The few cells left (a scale that is
+not an exact power of ten, an exponent estimate off by one, subnormal values
+or beyond ``1e±290``) are formatted by Python's ``%`` itself, so every cell is
+the string ``float_format % value`` or ``na_rep`` for NaN, as in pandas.
 
 :func:`csv_chunks` applies only where that is all pandas does: float columns,
 ``float_format`` of the form ``%.Pg`` (``1 <= P <= 6``), a flat index of
@@ -182,6 +184,8 @@ def _encode_block(x: np.ndarray, layouts: _Layouts, work: _Workspace) -> _Encode
     np.abs(f3, out=f3)
     unsure = b3
     np.less(f3, 10.0 ** (p - 14), out=unsure)  # within reach of a half-way point
+    if unsure.any():
+        _settle_halfway(unsure, f0, f1, f2, exponent, p)
     np.less(f1, 10.0 ** (p - 1), out=b1)  # exponent estimate one too high
     unsure |= b1
     np.greater_equal(f1, 10.0 ** p, out=b1)  # one too low
@@ -251,6 +255,44 @@ def _encode_block(x: np.ndarray, layouts: _Layouts, work: _Workspace) -> _Encode
         w3[~b3] = 0
         science = w3
     return _Encoded(prefix, w1, science, fallback)
+
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitting constant for float64
+
+
+def _split(values: np.ndarray) -> tuple:
+    """Veltkamp split: ``values = high + low``, each with at most 26 significant bits."""
+    scaled = _SPLIT * values
+    high = scaled - (scaled - values)
+    return high, values - high
+
+
+def _settle_halfway(near: np.ndarray, magnitude: np.ndarray, scaled: np.ndarray,
+                    rounded: np.ndarray, exponent: np.ndarray, p: int) -> None:
+    """Round exactly the cells whose scaled value lies next to a half-way point.
+
+    ``scaled = fl(|v| 10^k)`` with ``10^k`` exact (``0 <= k <= 22``); Dekker's
+    two-product gives the product's rounding error ``err`` exactly, so the sign
+    of ``(scaled - (n + 1/2)) + err`` says on which side of the half-way point
+    ``n + 1/2`` the exact product lies (zero: an exact tie, rounded to even, as
+    C's ``printf`` does). Cells settled this way are cleared from ``near``;
+    those with other ``k`` stay for Python.
+    """
+    cells = np.flatnonzero(near)
+    power = (p - 1) - exponent[cells]
+    cells = cells[(power >= 0) & (power <= 22)]
+    if not cells.size:
+        return
+    a = magnitude[cells]
+    y = scaled[cells]
+    t = _TEN[_TEN_ZERO + (p - 1) - exponent[cells]]
+    a_high, a_low = _split(a)
+    t_high, t_low = _split(t)
+    error = ((a_high * t_high - y) + a_high * t_low + a_low * t_high) + a_low * t_low
+    below = np.rint(y - 0.5)
+    side = (y - (below + 0.5)) + error
+    rounded[cells] = below + ((side > 0) | ((side == 0) & (np.fmod(below, 2.0) != 0)))
+    near[cells] = False
 
 
 def _trailing_keep_tables() -> tuple:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from genotex.synthetic.ids import TcgaSample, gsm_ids, tcga_samples
 from genotex.synthetic.model import (Biology, CohortData, draw_clinical, simulate_background,
                                      simulate_cohort)
 from genotex.synthetic.platform import MULTI, ProbeDesign, probe_values
+from genotex.synthetic.reference import write_reference_cohort
 from genotex.synthetic.rng import stream
 from genotex.synthetic.spec import CohortPlan, PlanError
 from genotex.synthetic.text import (characteristics_rows, choose_spelling, sample_titles,
@@ -141,8 +142,13 @@ def _non_human_samples(design: ProbeDesign, biology: Biology, n: int, gsms: List
 
 def write_geo_cohort(cohort: CohortPlan, biology: Biology, designs: Mapping[str, ProbeDesign],
                      catalog: GeneCatalog, out_dir: Path, seed: int,
-                     compression: Compression = DEMO_COMPRESSION) -> Dict[str, Any]:
-    """Write ``input/GEO/<trait>/<GSE>/`` and return the cohort's truth record."""
+                     compression: Compression = DEMO_COMPRESSION,
+                     reference: Optional[Path] = None) -> Dict[str, Any]:
+    """Write ``input/GEO/<trait>/<GSE>/`` and return the cohort's truth record.
+
+    With ``reference`` (a ``preprocess`` folder), also the cohort's reference
+    tables from the planted truth (:mod:`genotex.synthetic.reference`).
+    """
     design = designs[cohort.platform]
     trait = biology.traits[cohort.trait].plan
     data = simulate_cohort(cohort, list(design.genes), biology, seed, written=cohort.scale)
@@ -217,6 +223,10 @@ def write_geo_cohort(cohort: CohortPlan, biology: Biology, designs: Mapping[str,
                  compression)
     files.append(f"GEO/{cohort.trait}/{cohort.id}/{soft_name}")
     record = _common_record(cohort, data, biology, gsms[:data.n_samples], sorted(files))
+    if reference is not None:
+        write_reference_cohort(reference, cohort.trait, cohort.id, data.genes, data.expression,
+                               gsms[:data.n_samples], data, cohort.has_trait, cohort.has_age,
+                               cohort.has_gender)
     record["geo"] = {
         "scale": cohort.scale,
         "missing_token": cohort.missing_token,
@@ -273,8 +283,13 @@ def xena_genes(cohort: CohortPlan, catalog: GeneCatalog, protected: Sequence[str
 
 def write_tcga_cohort(cohort: CohortPlan, biology: Biology, catalog: GeneCatalog,
                       protected: Sequence[str], out_dir: Path, seed: int,
-                      compression: Compression = DEMO_COMPRESSION) -> Dict[str, Any]:
-    """Write ``input/TCGA/<Xena folder>/`` and return the cohort's truth record."""
+                      compression: Compression = DEMO_COMPRESSION,
+                      reference: Optional[Path] = None) -> Dict[str, Any]:
+    """Write ``input/TCGA/<Xena folder>/`` and return the cohort's truth record.
+
+    With ``reference``, also the cohort's reference tables (see
+    :func:`write_geo_cohort`).
+    """
     genes = xena_genes(cohort, catalog, protected, seed)
     data = simulate_cohort(cohort, genes, biology, seed, n_unlabelled=cohort.n_other)
     rng = stream(seed, "xena-files", cohort.key)
@@ -322,6 +337,10 @@ def write_tcga_cohort(cohort: CohortPlan, biology: Biology, catalog: GeneCatalog
                      compression)
         files.append(f"{rel}/{name}")
     record = _common_record(cohort, data, biology, [s.barcode for s in samples], sorted(files))
+    if reference is not None:
+        write_reference_cohort(reference, cohort.trait, cohort.id, genes,
+                               hiseq_values(data.expression), [s.barcode for s in samples],
+                               data, True, cohort.has_age, cohort.has_gender)
     record["tcga"] = {"code": cohort.code, "folder": cohort.xena_folder,
                       "aliases": {a: g for g, a in sorted(aliases.items())},
                       "clinical_only_samples": [s.barcode for s in extra["samples"]],

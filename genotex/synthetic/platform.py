@@ -24,7 +24,7 @@ import numpy as np
 
 from genotex.synthetic.genes import GeneCatalog, mouse_symbol
 from genotex.synthetic.rng import stream
-from genotex.synthetic.spec import HUMAN, PlatformPlan
+from genotex.synthetic.spec import HUMAN, MAX_PROBES_PER_GENE, PlatformPlan
 
 CONTROL = "control"
 GENE = "gene"
@@ -134,9 +134,13 @@ def design_platform(platform: PlatformPlan, catalog: GeneCatalog, protected: Seq
     rows: List[Tuple[str, Tuple[str, ...], str, str]] = []
     used = 0
     style = platform.style
-    max_probes = 3 if style == "affymetrix" else 2
+    mean = platform.probes_per_gene
+    max_probes = MAX_PROBES_PER_GENE if mean is not None else (3 if style == "affymetrix" else 2)
     for gene in genes:
-        count = 1 + int(rng.random() < 0.3) + int(rng.random() < 0.1)
+        if mean is None:
+            count = 1 + int(rng.random() < 0.3) + int(rng.random() < 0.1)
+        else:
+            count = 1 + int(rng.poisson(mean - 1.0))
         text = aliases.get(gene, gene if human else mouse_symbol(gene))
         for k in range(min(count, max_probes)):
             suffix = AFFY_SUFFIXES[0] if k == 0 else AFFY_SUFFIXES[1 + int(rng.integers(0, 3))]

@@ -31,6 +31,8 @@ cells = st.one_of(
     st.integers(-10**9, 10**9).map(float),  # integers stored as floats
     st.integers(-10**7, 10**7).map(lambda k: k / 10**4),  # 4-decimal data
     st.integers(-10**6, 10**6).map(lambda k: k * 2.0 ** -20),  # exact binary fractions (ties)
+    st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)).map(  # means of 4-decimal data:
+        lambda ab: (ab[0] / 10**4 + ab[1] / 10**4) / 2),  # next to half-way points
     st.sampled_from(EDGE_VALUES))
 labels = st.text(min_size=0, max_size=12)
 
@@ -93,6 +95,17 @@ def test_many_random_magnitudes_match():
     values[::97] = np.round(values[::97], 3)
     values[::89] = rng.integers(-10**7, 10**7, values[::89].size) * 2.0 ** -12
     frame = pd.DataFrame(values.reshape(2000, 500))
+    assert bulk_bytes(frame, float_format="%.6g") == pandas_bytes(frame, float_format="%.6g")
+
+
+def test_averages_of_four_decimal_values_next_to_half_way_points():
+    """Pairs of 4-decimal values averaged end in 5 at the 7th digit above 10 (``%.6g``)."""
+    rng = np.random.default_rng(5)
+    low, high = rng.integers(0, 20 * 10**4, (2, 200_000)) / 10**4
+    values = np.concatenate([(low + high) / 2, (low + high + rng.integers(0, 9, 200_000)
+                                                 / 10**4) / 3])
+    assert format_general(values, "%.6g") == ["%.6g" % v for v in values]
+    frame = pd.DataFrame(values.reshape(-1, 50))
     assert bulk_bytes(frame, float_format="%.6g") == pandas_bytes(frame, float_format="%.6g")
 
 
