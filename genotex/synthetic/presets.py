@@ -227,12 +227,17 @@ def _geo_cohort(shape: BenchmarkShape, trait: str, kind: str, number: int, n: in
     return cohort
 
 
+def coverage(genes: int, universe: int, protected: int) -> float:
+    """Share of the unprotected universe genes that gives ``genes`` genes in all."""
+    return float(min(1.0, max(0.0, (genes - protected) / (universe - protected))))
+
+
 def _tcga_cohort(shape: BenchmarkShape, trait: str, code: str, n: int,
-                 universe: int, rng: np.random.Generator) -> Dict[str, Any]:
+                 gene_coverage: float, rng: np.random.Generator) -> Dict[str, Any]:
     return {"id": "Xena", "trait": trait, "source": "tcga", "code": code, "n_samples": n,
             "case_fraction": float(np.round(rng.uniform(0.85, 0.95), 2)),
             "n_other": int(rng.integers(0, 4)), "n_clinical_only": int(rng.integers(0, 6)),
-            "gene_coverage": min(1.0, shape.tcga_genes / universe),
+            "gene_coverage": round(gene_coverage, 6),
             "age_mean": float(np.round(rng.uniform(45, 70), 1))}
 
 
@@ -272,6 +277,9 @@ def preset_plan(shape: BenchmarkShape, synonyms: Mapping[str, str],
         raise ValueError(f"the related genes ({len(related_all)}) exceed the universe")
     traits = _trait_entries({n: None for n in names}, generated,
                             {n: len(related[n]) for n in names})
+    # planted and sex genes are on every human platform and TCGA matrix: the coverage of
+    # the other genes is set so that the totals come out as the shape says
+    protected = SEX_GENES + sum(t["n_known"] + t["n_novel"] for t in traits.values())
     n_tcga = min(shape.n_tcga, len(names))
     tcga_traits = _tcga_traits(names, traits, n_tcga, rng)
     n_geo = shape.n_cohorts - n_tcga
@@ -289,14 +297,16 @@ def preset_plan(shape: BenchmarkShape, synonyms: Mapping[str, str],
                                    rng))
         gsm_start += n
     for k, (trait, n) in enumerate(zip(tcga_traits, rng.permutation(tcga_sizes).tolist())):
-        cohorts.append(_tcga_cohort(shape, trait, _tcga_code(k), int(n), shape.universe, rng))
+        cohorts.append(_tcga_cohort(shape, trait, _tcga_code(k), int(n),
+                                    coverage(shape.tcga_genes, shape.universe, protected), rng))
     cohorts = [cohorts[k] for k in rng.permutation(len(cohorts))]
     mapping = {
         "seed": seed,
         "description": "full-size preset: the shape of the GenoTEX benchmark (synthetic)",
         "genes": {"known_per_trait": 10**9, "random_background": background},
         "traits": traits,
-        "platforms": {p.id: _platform_entry(p, shape.universe) for p in shape.platforms},
+        "platforms": {p.id: _platform_entry(p, coverage(p.genes, shape.universe, protected))
+                      for p in shape.platforms},
         "cohorts": cohorts}
     return plan_from_mapping(mapping, "<preset>")
 
@@ -319,9 +329,8 @@ def _platform_sequence(shape: BenchmarkShape, count: int, rng: np.random.Generat
     return [sequence[k] for k in rng.permutation(count)]
 
 
-def _platform_entry(platform: ArrayPlatform, universe: int) -> Dict[str, Any]:
-    entry: Dict[str, Any] = {"style": platform.style,
-                             "coverage": min(1.0, platform.genes / universe),
+def _platform_entry(platform: ArrayPlatform, share: float) -> Dict[str, Any]:
+    entry: Dict[str, Any] = {"style": platform.style, "coverage": round(share, 6),
                              "title": f"Synthetic {platform.style} platform, "
                                       f"{platform.probes or platform.genes:,} "
                                       f"{'probes' if platform.probes else 'genes'}"}
