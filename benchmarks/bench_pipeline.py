@@ -64,16 +64,17 @@ PYTHON = sys.executable
 
 @dataclass
 class Step:
-    """One timed child process."""
+    """One timed child process (CPU: its own and its children's)."""
 
     name: str
     seconds: float
+    cpu: float
     peak_mb: float
     load: Tuple[float, float]
 
     def line(self) -> str:
-        return (f"{self.name:48s} {self.seconds:8.1f} s  peak {self.peak_mb:7.0f} MB  "
-                f"load {self.load[0]:.2f} -> {self.load[1]:.2f}")
+        return (f"{self.name:50s} {self.seconds:8.1f} s  CPU {self.cpu:8.1f} s  peak "
+                f"{self.peak_mb:7.0f} MB  load {self.load[0]:.2f} -> {self.load[1]:.2f}")
 
 
 def run_step(name: str, command: Sequence[str], cwd: Path = REPO) -> Step:
@@ -86,7 +87,8 @@ def run_step(name: str, command: Sequence[str], cwd: Path = REPO) -> Step:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode not in (0, 1):  # 1: some task failed (reported, not fatal)
         raise SystemExit(f"{name}: {' '.join(map(str, command))} exited {process.returncode}")
-    step = Step(name, seconds, usage.ru_maxrss / 1024, (load, os.getloadavg()[0]))
+    step = Step(name, seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+                (load, os.getloadavg()[0]))
     print(step.line(), flush=True)
     return step
 
@@ -185,20 +187,33 @@ def pool_run(bench: Path, run: Path, jobs: int) -> None:
     tree = run / "prediction"
     (tree / "preprocess").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
+    cpu_start = cpu_seconds()
     init = (str(paths.gene_synonyms), str(folder.input), str(folder.metadata),
             str(paths.task_info), str(tree))
     with ProcessPoolExecutor(jobs, initializer=_start, initargs=init) as pool:
         cohorts = list(pool.map(_cohort, tasks, chunksize=1))
     middle = time.perf_counter()
+    cpu_middle = cpu_seconds()
     settings = RunSettings(tree / "preprocess", tree / "regress", paths.task_info,
                            remove_stale=True)
     summary = run_problems(problems, settings, jobs=jobs, progress=False)
     end = time.perf_counter()
+    cpu_end = cpu_seconds()
     outcomes = [{"key": str(o.problem), "status": o.status, "seconds": o.seconds or 0.0}
                 for o in summary.outcomes]
     (run / "timings.json").write_text(json.dumps(
         {"cohorts": cohorts, "problems": outcomes, "cohort_seconds": middle - start,
-         "problem_seconds": end - middle}, indent=1))
+         "problem_seconds": end - middle, "cohort_cpu": cpu_middle - cpu_start,
+         "problem_cpu": cpu_end - cpu_middle}, indent=1))
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 # --------------------------------------------------------------------------- reporting
@@ -246,35 +261,47 @@ def report(work: Path, bench: BenchmarkFolder, args: argparse.Namespace, synonym
         print(f"  {key:40s} {kind:11s} {n_rows:6d} x {n:5d}  {seconds:6.2f} s ({cpu:5.2f})")
     x = np.array([r[2] * r[3] for r in rows], dtype=float)
     y = np.array([r[4] for r in rows])
+    y_cpu = np.array([r[5] for r in rows])
     slope, intercept = np.polyfit(x, y, 1)
-    print(f"fit: seconds = {intercept:.3f} + {slope * 1e6:.4f} x (million cells)")
+    cpu_slope, cpu_intercept = np.polyfit(x, y_cpu, 1)
+    print(f"fit (wall in worker): seconds = {intercept:.3f} + {slope * 1e6:.4f} x million cells;"
+          f" CPU: {cpu_intercept:.3f} + {cpu_slope * 1e6:.4f} x million cells")
     for lo, hi in ((0, 50), (50, 150), (150, 400), (400, 10**6)):
         sel = [r for r in rows if lo <= r[3] < hi]
         if sel:
-            print(f"  {lo}-{hi if hi < 10**6 else ''} samples: {len(sel)} cohorts, "
-                  f"median {np.median([r[4] for r in sel]):.2f} s")
+            print(f"  {lo}-{hi if hi < 10**6 else ''} samples: {len(sel)} cohorts, median "
+                  f"{np.median([r[4] for r in sel]):.2f} s (CPU {np.median([r[5] for r in sel]):.2f})")
     problems = [p for p in timings["problems"] if p["status"] in ("done", "up-to-date")]
     per_problem = [p["seconds"] for p in problems]
     n_jobs = args.jobs
     cohort_wall, problem_wall = timings["cohort_seconds"], timings["problem_seconds"]
     efficiency_c = y.sum() / n_jobs / cohort_wall
     efficiency_p = sum(per_problem) / n_jobs / problem_wall if problem_wall else 1.0
-    print(f"\ncohorts: {len(rows)} in {cohort_wall:.1f} s wall with {n_jobs} processes "
-          f"(sum in workers {y.sum():.1f} s: {efficiency_c:.2f} of ideal)")
+    print(f"\ncohorts: {len(rows)} in {cohort_wall:.1f} s wall with {n_jobs} processes, CPU "
+          f"{timings['cohort_cpu']:.1f} s (sum in workers {y.sum():.1f} s wall, "
+          f"{y_cpu.sum():.1f} s CPU)")
     print(f"problems: {len(problems)} done of {len(timings['problems'])} in {problem_wall:.1f} s "
-          f"wall; per problem median {np.median(per_problem):.2f} s, mean "
-          f"{np.mean(per_problem):.2f} s")
+          f"wall, CPU {timings['problem_cpu']:.1f} s; per problem in its worker: median "
+          f"{np.median(per_problem):.2f} s, mean {np.mean(per_problem):.2f} s")
     full = full_preset_cells(args, synonyms)
-    predicted = sum(intercept + slope * r * n for r, n in full)
-    cohort_total = predicted / n_jobs / efficiency_c
-    problem_total = np.mean(per_problem) * 1384 / n_jobs / efficiency_p
-    print(f"extrapolated to the whole preset ({len(full)} cohorts, 1,384 problems), "
-          f"{n_jobs} processes: cohorts {cohort_total / 60:.1f} min + problems "
-          f"{problem_total / 60:.1f} min = {(cohort_total + problem_total) / 60:.1f} min")
+    cells = np.array([r * n for r, n in full], dtype=float)
+    wall_cohorts = (intercept * cells.size + slope * cells.sum()) / n_jobs / efficiency_c
+    wall_problems = np.mean(per_problem) * 1384 / n_jobs / efficiency_p
+    cpu_cohorts = (cpu_intercept * cells.size + cpu_slope * cells.sum()) * \
+        timings["cohort_cpu"] / max(y_cpu.sum(), 1e-9)
+    cpu_problems = timings["problem_cpu"] / max(len(problems), 1) * 1384
+    print(f"extrapolated to the whole preset ({len(full)} cohorts, 1,384 problems):")
+    print(f"  at this run's wall times ({n_jobs} processes, this load): cohorts "
+          f"{wall_cohorts / 60:.1f} min + problems {wall_problems / 60:.1f} min = "
+          f"{(wall_cohorts + wall_problems) / 60:.1f} min")
+    print(f"  from CPU time on {n_jobs} otherwise idle cores: cohorts {cpu_cohorts / 60 / n_jobs:.1f}"
+          f" min + problems {cpu_problems / 60 / n_jobs:.1f} min = "
+          f"{(cpu_cohorts + cpu_problems) / 60 / n_jobs:.1f} min")
     pre_bytes = folder_bytes(bench.reference / "preprocess") + \
         folder_bytes(work / "run_pool" / "prediction" / "preprocess")
     print(f"eval preprocessing: {pre_bytes / 1e6:.0f} MB of both trees in "
-          f"{eval_pre.seconds:.1f} s = {pre_bytes / 1e6 / eval_pre.seconds:.0f} MB/s")
+          f"{eval_pre.seconds:.1f} s = {pre_bytes / 1e6 / eval_pre.seconds:.0f} MB/s (CPU "
+          f"{eval_pre.cpu:.1f} s = {pre_bytes / 1e6 / eval_pre.cpu:.0f} MB per CPU-second)")
 
 
 def compare_trees(first: Path, second: Path) -> None:
