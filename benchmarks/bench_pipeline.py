@@ -37,7 +37,6 @@ Without ``--gene-synonyms`` the full gene maps are built from
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import subprocess

@@ -150,8 +150,9 @@ def main(argv: List[str] | None = None) -> int:
             runs.append({**run_checkout(checkout, cohort, workdir / f"out_{len(outputs)}",
                                         args.cpus, False), "load": load})
         best = min(runs, key=lambda r: r["wall"])
-        print(f"{label:14s} wall {best['wall']:6.2f} s (all: "
-              f"{', '.join(f'{r['wall']:.2f}' for r in runs)}), CPU {best['cpu']:6.2f} s, peak "
+        walls = ", ".join(f"{r['wall']:.2f}" for r in runs)
+        print(f"{label:14s} wall {best['wall']:6.2f} s (all: {walls}), CPU "
+              f"{best['cpu']:6.2f} s, peak "
               f"growth {best['peak_growth'] / 1e6:5.0f} MB = "
               f"{best['peak_growth'] / 1e6 / table_mb:.2f} x the table; load "
               f"{min(r['load'] for r in runs):.2f}-{max(r['load'] for r in runs):.2f}; "

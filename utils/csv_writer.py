@@ -49,7 +49,7 @@ GENERAL_FORMAT = re.compile(r"%\.([1-6])g\Z")
 SUPPORTED_KWARGS = frozenset({"float_format", "sep", "na_rep", "lineterminator",
                               "index", "header", "encoding"})
 #: Cells per block: the block's arrays stay in the CPU's second-level cache.
-BLOCK_CELLS = 1 << 13
+BLOCK_CELLS = 1 << 14
 #: Characters that may not be a separator or terminator (they occur in numbers).
 _NUMERIC_CHARS = frozenset("0123456789.-+eEinfaINFA")
 #: Decimal exponents handled in bulk; beyond them (and subnormals) Python formats.
@@ -168,9 +168,9 @@ def _encode_block(x: np.ndarray, layouts: _Layouts, work: _Workspace) -> _Encode
     np.greater_equal(f0, 1e-290, out=normal)
     np.less_equal(f0, 1e290, out=b1)
     normal &= b1
-    all_normal = bool(normal.all())
-    if not all_normal:
-        np.copyto(f0, 1.0, where=~normal)
+    special = np.flatnonzero(~normal)  # zero, inf, NaN, subnormal, beyond 1e+-290
+    if special.size:
+        f0[special] = 1.0
     np.log10(f0, out=f1)
     np.floor(f1, out=f1)
     np.copyto(exponent, f1, casting="unsafe")
@@ -190,9 +190,9 @@ def _encode_block(x: np.ndarray, layouts: _Layouts, work: _Workspace) -> _Encode
     unsure |= b1
     np.greater_equal(f1, 10.0 ** p, out=b1)  # one too low
     unsure |= b1
-    if not all_normal:
-        unsure &= normal
-        unsure |= ~normal & np.isfinite(x) & (x != 0)  # subnormal or beyond 1e+-290
+    if special.size:
+        odd = x[special]
+        unsure[special] = np.isfinite(odd) & (odd != 0)  # subnormal or beyond 1e+-290
     fallback = np.flatnonzero(unsure)
     np.greater_equal(f2, 10.0 ** p, out=b1)  # 999999.7 -> 1e+06: carry into the exponent
     if b1.any():
@@ -212,9 +212,9 @@ def _encode_block(x: np.ndarray, layouts: _Layouts, work: _Workspace) -> _Encode
     w0 |= w1  # the six digits, first in the lowest byte
     np.take(_KEEP3, lo, out=layout, mode="clip")  # significant digits kept
     np.equal(lo, 0, out=b1)
-    if b1.any():
-        np.take(_KEEP3_HIGH, hi, out=lo, mode="clip")
-        np.copyto(layout, lo, where=b1)
+    round_thousands = np.flatnonzero(b1)  # the low group is 000: the high one decides
+    if round_thousands.size:
+        layout[round_thousands] = _KEEP3_HIGH[np.clip(hi[round_thousands], 0, 999)]
     np.greater_equal(exponent, -4, out=fixed)
     np.less(exponent, p, out=b1)
     fixed &= b1
@@ -223,10 +223,9 @@ def _encode_block(x: np.ndarray, layouts: _Layouts, work: _Workspace) -> _Encode
     np.copyto(hi, layouts.science, where=b1)
     hi *= 7
     layout += hi
-    if not all_normal:
-        layout[x == 0] = layouts.zero
-        layout[np.isinf(x)] = layouts.inf
-        layout[np.isnan(x)] = layouts.nan
+    if special.size:
+        layout[special] = np.where(odd == 0, layouts.zero,
+                                   np.where(np.isinf(odd), layouts.inf, layouts.nan))
     layout[fallback] = layouts.nan
     np.take(layouts.low, layout, out=w1, mode="clip")
     w1 &= w0

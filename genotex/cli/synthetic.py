@@ -235,6 +235,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if args.preset:
             return run_preset(args, paths)
+        if args.cohorts is not None:
+            raise SystemExit("error: --cohorts goes with --preset")
         plan, name = plan_document(args)
         sources = load_sources(args, paths)
         if args.list_genes or args.task_info_out:
