@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from genotex.synthetic.spec import Plan, PlanError, plan_to_mapping
 from utils.columns import CLINICAL_COLUMNS
 from utils.io import PathLike, atomic_write_json, dumps_json
 from utils.logs import progress as progress_bar
+from utils.runtime import exit_when_parent_dies
 
 logger = logging.getLogger(__name__)
 
@@ -128,9 +130,11 @@ class _CohortWriter:
 _WORKER: Optional[_CohortWriter] = None
 
 
-def _start_worker(writer: _CohortWriter) -> None:
+def _start_worker(writer: _CohortWriter, parent_pid: int) -> None:
+    """Worker start-up: keep the shared writer (sent once), exit with the parent."""
     global _WORKER  # one writer per worker process, set once by the pool's initializer
     _WORKER = writer
+    exit_when_parent_dies(parent_pid)
 
 
 def _write_in_worker(index: int) -> Tuple[int, Dict[str, Any]]:
@@ -147,7 +151,8 @@ def _records(writer: _CohortWriter, jobs: int, progress: bool) -> List[Dict[str,
     records: List[Optional[Dict[str, Any]]] = [None] * count
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, count), mp_context=context,
-                             initializer=_start_worker, initargs=(writer,)) as pool:
+                             initializer=_start_worker,
+                             initargs=(writer, os.getpid())) as pool:
         futures = [pool.submit(_write_in_worker, k) for k in range(count)]
         with progress_bar(total=count, desc="synthetic cohorts", enabled=progress) as bar:
             for future in as_completed(futures):

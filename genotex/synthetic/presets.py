@@ -197,7 +197,7 @@ def _tcga_traits(names: Sequence[str], traits: Mapping[str, Any], count: int,
     return chosen
 
 
-def _geo_cohort(shape: BenchmarkShape, trait: str, kind: str, number: int, n: int,
+def _geo_cohort(trait: str, kind: str, number: int, n: int,
                 platform: ArrayPlatform, gsm_start: int, rng: np.random.Generator
                 ) -> Dict[str, Any]:
     """One GEO series of the preset (the shares are this module's assumptions)."""
@@ -232,7 +232,7 @@ def coverage(genes: int, universe: int, protected: int) -> float:
     return float(min(1.0, max(0.0, (genes - protected) / (universe - protected))))
 
 
-def _tcga_cohort(shape: BenchmarkShape, trait: str, code: str, n: int,
+def _tcga_cohort(trait: str, code: str, n: int,
                  gene_coverage: float, rng: np.random.Generator) -> Dict[str, Any]:
     return {"id": "Xena", "trait": trait, "source": "tcga", "code": code, "n_samples": n,
             "case_fraction": float(np.round(rng.uniform(0.85, 0.95), 2)),
@@ -293,11 +293,10 @@ def preset_plan(shape: BenchmarkShape, synonyms: Mapping[str, str],
     gsm_start = 30_000_000
     for k, (trait, n, platform) in enumerate(zip(geo_traits, geo_sizes, platforms)):
         kind = traits[trait].get("kind", "binary")
-        cohorts.append(_geo_cohort(shape, trait, kind, 9_300_001 + k, n, platform, gsm_start,
-                                   rng))
+        cohorts.append(_geo_cohort(trait, kind, 9_300_001 + k, n, platform, gsm_start, rng))
         gsm_start += n
     for k, (trait, n) in enumerate(zip(tcga_traits, rng.permutation(tcga_sizes).tolist())):
-        cohorts.append(_tcga_cohort(shape, trait, _tcga_code(k), int(n),
+        cohorts.append(_tcga_cohort(trait, _tcga_code(k), int(n),
                                     coverage(shape.tcga_genes, shape.universe, protected), rng))
     cohorts = [cohorts[k] for k in rng.permutation(len(cohorts))]
     mapping = {
