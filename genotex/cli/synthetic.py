@@ -15,6 +15,12 @@ One GEO cohort for a quick experiment::
 
     python generate_synthetic.py --trait "Rheumatoid Arthritis" --n-samples 40 \
         --out /tmp/syn/input --truth /tmp/syn/truth.json
+
+A benchmark shaped like the real one (911 cohorts, 1,384 problems; needs the full
+gene maps of download/get_gene_synonyms.py), or its first 60 cohorts, 2 processes::
+
+    python generate_synthetic.py --preset full-size --gene-synonyms /tmp/maps/gene_synonym.json \
+        --out /data/genotex_full [--cohorts 60] [-j 2]
 """
 
 from __future__ import annotations
@@ -27,7 +33,10 @@ from typing import List, Optional
 
 from genotex.demo.plan import demo_plan, demo_plan_file
 from genotex.synthetic import Sources, demo_task_info, generate, load_plan
+from genotex.synthetic.benchmark import write_preset
+from genotex.synthetic.files import DEMO_COMPRESSION, FAST_COMPRESSION, Compression
 from genotex.synthetic.genes import build_catalog
+from genotex.synthetic.presets import PRESETS
 from genotex.synthetic.spec import (COUNT_IDS, PLATFORM_STYLES, SCALES, SOURCES, TRAIT_FIELDS,
                                     TRAIT_KINDS, plan_from_mapping, single_cohort_mapping)
 from utils.errors import InputFileError
@@ -72,6 +81,22 @@ def build_parser() -> argparse.ArgumentParser:
     plans.add_argument("--demo-plan", action="store_true",
                        help="the bundled demo's plan (genotex/demo/plan.json, shipped with "
                             "the package)")
+    plans.add_argument("--preset", choices=sorted(PRESETS),
+                       help="a whole benchmark folder shaped like the real GenoTEX "
+                            "(docs/synthetic.md, 'Presets'): --out DIR receives input/, "
+                            "metadata/, reference/preprocess and the truth; traits from "
+                            "--task-info when given, else generated; --gene-synonyms must be "
+                            "the full map")
+    what.add_argument("--cohorts", type=int, default=None, metavar="N",
+                      help="with --preset: only its first N cohorts (a random sample of the "
+                           "whole; the metadata keep the traits of those cohorts)")
+    what.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                      help="cohorts written at once, one process each (default: 1); the "
+                           "output does not depend on it")
+    what.add_argument("--compression", default=None, metavar="ENGINE:LEVEL",
+                      help="gzip of the written files: zlib:0-9 or isal:0-3 (ISA-L, about "
+                           "20x faster than zlib level 6); default zlib:9, isal:3 with "
+                           "--preset")
     what.add_argument("--seed", type=int, default=None,
                       help="random seed (overrides the plan's seed; default 0 without a plan)")
     where = parser.add_argument_group("where")
@@ -131,6 +156,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def compression_of(args: argparse.Namespace, default: Compression) -> Compression:
+    """The ``--compression ENGINE:LEVEL`` setting (``default`` when absent)."""
+    if not args.compression:
+        return default
+    engine, _, level = args.compression.partition(":")
+    try:
+        return Compression(engine, int(level))
+    except ValueError as exc:
+        raise SystemExit(f"error: --compression {args.compression}: {exc}") from exc
+
+
+def run_preset(args: argparse.Namespace, paths: ProjectPaths) -> int:
+    """``--preset``: a whole benchmark folder; prints its size and generation time."""
+    if not args.out:
+        raise SystemExit("error: --preset needs --out DIR (the benchmark folder)")
+    synonyms = load_gene_map(paths.gene_synonyms)
+    entrez_path = (Path(args.entrez_map) if args.entrez_map
+                   else companion_map_path(ENTREZ_MAP_NAME, paths.gene_synonyms))
+    entrez = load_gene_map(entrez_path) if entrez_path.is_file() else None
+    source = load_task_info(args.task_info) if args.task_info else None
+    summary = write_preset(args.preset, Path(args.out), synonyms, Path(paths.gene_synonyms),
+                           entrez, source, args.cohorts, args.jobs,
+                           args.seed if args.seed is not None else 0,
+                           compression_of(args, FAST_COMPRESSION), progress=True)
+    print(f"wrote {summary['cohorts']} cohort(s) of {summary['traits']} trait(s), "
+          f"{summary['samples']:,} samples (mean {summary['mean_samples']:.1f}), "
+          f"{summary['problems']:,} problems, in {summary['seconds']:.1f} s with "
+          f"{args.jobs} process(es): input {summary['input_bytes'] / 1e9:.2f} GB, reference "
+          f"{summary['reference_bytes'] / 1e9:.2f} GB under {args.out}")
+    return 0
+
+
 def plan_document(args: argparse.Namespace) -> tuple:
     """The plan (parsed) and its name for messages, from --plan or the flags."""
     if args.plan or args.demo_plan:
@@ -176,6 +233,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     configure_logging(args.verbose)
     paths = paths_from_args(args)
     try:
+        if args.preset:
+            return run_preset(args, paths)
+        if args.cohorts is not None:
+            raise SystemExit("error: --cohorts goes with --preset")
         plan, name = plan_document(args)
         sources = load_sources(args, paths)
         if args.list_genes or args.task_info_out:
@@ -190,7 +251,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 return 0
         out = Path(args.out) if args.out else paths.input
         truth = None if args.no_truth else default_truth_path(args, out, paths)
-        result = generate(plan, sources, out, truth, source=str(name), progress=True)
+        result = generate(plan, sources, out, truth, source=str(name), progress=True,
+                          jobs=args.jobs, compression=compression_of(args, DEMO_COMPRESSION))
     except InputFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -15,8 +15,9 @@ not exist is left out of the means instead of scoring 0.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from genotex.evaluation.statuses import MALFORMED, MISSING, OK, REFERENCE_ERROR, ItemError
@@ -138,15 +139,34 @@ def _compare_job(job: CohortJob) -> List[Dict[str, Any]]:
     return compare_cohort_tables(*job)
 
 
+def reference_bytes(job: CohortJob) -> int:
+    """Bytes of the reference tables a job compares (0 for those that do not exist)."""
+    ref = reference_reader(job[1])
+    total = 0
+    for subtask in job[5]:
+        with contextlib.suppress(OSError):
+            total += ref.table_path(job[3], job[4], subtask).stat().st_size
+    return total
+
+
 def run_jobs(jobs: List[CohortJob], workers: int, progress: Progress
              ) -> List[List[Dict[str, Any]]]:
-    """:func:`compare_cohort_tables` of every job, in job order (``workers`` processes)."""
+    """:func:`compare_cohort_tables` of every job, in job order (``workers`` processes).
+
+    With several workers the largest cohorts (by reference bytes) start first, so
+    that a large cohort never runs alone at the end while the other workers idle.
+    """
     workers = max(1, min(workers, len(jobs)))
     if workers == 1:
         return [compare_cohort_tables(*job) for job in progress(jobs, len(jobs), "preprocessing")]
+    sizes = [reference_bytes(job) for job in jobs]
+    results: List[List[Dict[str, Any]]] = [[] for _ in jobs]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        mapped = pool.map(_compare_job, jobs, chunksize=1)
-        return list(progress(mapped, len(jobs), "preprocessing"))
+        futures = {pool.submit(_compare_job, jobs[k]): k
+                   for k in sorted(range(len(jobs)), key=lambda k: -sizes[k])}
+        for future in progress(as_completed(futures), len(jobs), "preprocessing"):
+            results[futures[future]] = future.result()
+    return results
 
 
 def preprocessing_report(results: List[List[Dict[str, Any]]], subtasks: Sequence[str]

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
-from genotex.synthetic.files import format_matrix, tsv_lines, write_output
+from genotex.synthetic.files import (DEMO_COMPRESSION, Compression, format_matrix, table_lines,
+                                     write_output)
 from genotex.synthetic.genes import GeneCatalog
-from genotex.synthetic.geo_writer import (SampleBlock, SeriesContent, matrix_file_name,
+from genotex.synthetic.geo_writer import (SampleBlock, SeriesContent, matrix_file_name, quoted,
                                           render_family_soft, render_series_matrix)
 from genotex.synthetic.ids import TcgaSample, gsm_ids, tcga_samples
 from genotex.synthetic.model import (Biology, CohortData, draw_clinical, simulate_background,
                                      simulate_cohort)
 from genotex.synthetic.platform import MULTI, ProbeDesign, probe_values
+from genotex.synthetic.reference import write_reference_cohort
 from genotex.synthetic.rng import stream
 from genotex.synthetic.spec import CohortPlan, PlanError
 from genotex.synthetic.text import (characteristics_rows, choose_spelling, sample_titles,
@@ -139,8 +141,14 @@ def _non_human_samples(design: ProbeDesign, biology: Biology, n: int, gsms: List
 
 
 def write_geo_cohort(cohort: CohortPlan, biology: Biology, designs: Mapping[str, ProbeDesign],
-                     catalog: GeneCatalog, out_dir: Path, seed: int) -> Dict[str, Any]:
-    """Write ``input/GEO/<trait>/<GSE>/`` and return the cohort's truth record."""
+                     catalog: GeneCatalog, out_dir: Path, seed: int,
+                     compression: Compression = DEMO_COMPRESSION,
+                     reference: Optional[Path] = None) -> Dict[str, Any]:
+    """Write ``input/GEO/<trait>/<GSE>/`` and return the cohort's truth record.
+
+    With ``reference`` (a ``preprocess`` folder), also the cohort's reference
+    tables from the planted truth (:mod:`genotex.synthetic.reference`).
+    """
     design = designs[cohort.platform]
     trait = biology.traits[cohort.trait].plan
     data = simulate_cohort(cohort, list(design.genes), biology, seed, written=cohort.scale)
@@ -160,18 +168,19 @@ def write_geo_cohort(cohort: CohortPlan, biology: Biology, designs: Mapping[str,
     if cohort.scale == "counts":
         values = _rnaseq_counts(data.expression, rng)
         probes: List[str] = []
-        cells: List[List[str]] = []
+        lines = b""
         sample_tables = [[] for _ in range(data.n_samples)]
         count_name = _write_counts(cohort, data.genes, values, gsms[:data.n_samples],
-                                   catalog, folder)
+                                   catalog, folder, compression)
         files.append(f"GEO/{cohort.trait}/{cohort.id}/{count_name}")
         supplementary.append(count_name)
     else:
         log_values = probe_values(design, data.genes, data.expression, rng)
         shown = np.exp2(log_values) if cohort.scale == "linear" else log_values
         probes = list(design.probe_ids)
-        cells = format_matrix(shown, decimals, cohort.missing_token)
+        lines = table_lines([quoted(p) for p in probes], shown, decimals, cohort.missing_token)
         keep = min(cohort.soft_sample_rows, len(probes))
+        cells = format_matrix(shown[:keep], decimals, cohort.missing_token)
         sample_tables = [[(probes[r], cells[r][k] or "null") for r in range(keep)]
                          for k in range(data.n_samples)]
     samples = [SampleBlock(gsm=gsms[k], platform=design.platform.id, title=titles[k],
@@ -181,20 +190,21 @@ def write_geo_cohort(cohort: CohortPlan, biology: Biology, designs: Mapping[str,
                            sequencing=cohort.scale == "counts")
                for k in range(data.n_samples)]
     series_designs = [design]
-    tables = {design.platform.id: (probes, cells)}
+    tables = {design.platform.id: (probes, lines)}
     offset = data.n_samples
     for extra in cohort.extra_platforms:
         other = designs[extra.platform]
         blocks, values = _non_human_samples(other, biology, extra.n_samples,
                                             gsms[offset:offset + extra.n_samples],
                                             4, rng)
-        other_cells = format_matrix(values, 4)
+        keep = min(cohort.soft_sample_rows, len(other.probe_ids))
+        other_cells = format_matrix(values[:keep], 4)
         for k, block in enumerate(blocks):
-            block.table = [(other.probe_ids[r], other_cells[r][k])
-                           for r in range(min(cohort.soft_sample_rows, len(other.probe_ids)))]
+            block.table = [(other.probe_ids[r], other_cells[r][k]) for r in range(keep)]
         samples += blocks
         series_designs.append(other)
-        tables[other.platform.id] = (list(other.probe_ids), other_cells)
+        tables[other.platform.id] = (list(other.probe_ids),
+                                     table_lines([quoted(p) for p in other.probe_ids], values, 4))
         offset += extra.n_samples
     series = SeriesContent(accession=cohort.id,
                            texts=series_texts(cohort, trait, data.n_samples),
@@ -203,14 +213,20 @@ def write_geo_cohort(cohort: CohortPlan, biology: Biology, designs: Mapping[str,
     multi = len(series_designs) > 1
     for d in series_designs:
         name = matrix_file_name(cohort.id, d.platform.id if multi else None)
-        write_output(folder / name, render_series_matrix(series, d.platform.id), True)
+        write_output(folder / name, render_series_matrix(series, d.platform.id), True,
+                     compression)
         files.append(f"GEO/{cohort.trait}/{cohort.id}/{name}")
     soft_name = f"{cohort.id}_family.soft.gz"
     note = {"log2": "log2 signal", "linear": "signal intensity",
             "counts": "raw counts"}[cohort.scale]
-    write_output(folder / soft_name, render_family_soft(series, catalog.entrez, note), True)
+    write_output(folder / soft_name, render_family_soft(series, catalog.entrez, note), True,
+                 compression)
     files.append(f"GEO/{cohort.trait}/{cohort.id}/{soft_name}")
     record = _common_record(cohort, data, biology, gsms[:data.n_samples], sorted(files))
+    if reference is not None:
+        write_reference_cohort(reference, cohort.trait, cohort.id, data.genes, data.expression,
+                               gsms[:data.n_samples], data, cohort.has_trait, cohort.has_age,
+                               cohort.has_gender)
     record["geo"] = {
         "scale": cohort.scale,
         "missing_token": cohort.missing_token,
@@ -235,7 +251,8 @@ def _platform_truth(design: ProbeDesign, samples: Sequence[SampleBlock]) -> Dict
 
 
 def _write_counts(cohort: CohortPlan, genes: Sequence[str], counts: np.ndarray,
-                  gsms: Sequence[str], catalog: GeneCatalog, folder: Path) -> str:
+                  gsms: Sequence[str], catalog: GeneCatalog, folder: Path,
+                  compression: Compression) -> str:
     if cohort.count_ids == "entrez":
         missing = [g for g in genes if g not in catalog.entrez]
         if missing:
@@ -248,9 +265,9 @@ def _write_counts(cohort: CohortPlan, genes: Sequence[str], counts: np.ndarray,
         labels = list(genes)
         name, first = f"{cohort.id}_gene_counts.txt.gz", "Gene"
     order = sorted(range(len(labels)), key=lambda k: (len(labels[k]), labels[k]))
-    cells = format_matrix(counts, 0, integers=True)
-    rows = [[first, *gsms]] + [[labels[k], *cells[k]] for k in order]
-    write_output(folder / name, tsv_lines(rows), True)
+    header = "\t".join([first, *gsms]) + "\n"
+    body = table_lines([labels[k] for k in order], counts[order], 0, integers=True)
+    write_output(folder / name, header.encode() + body, True, compression)
     return name
 
 
@@ -265,8 +282,14 @@ def xena_genes(cohort: CohortPlan, catalog: GeneCatalog, protected: Sequence[str
 
 
 def write_tcga_cohort(cohort: CohortPlan, biology: Biology, catalog: GeneCatalog,
-                      protected: Sequence[str], out_dir: Path, seed: int) -> Dict[str, Any]:
-    """Write ``input/TCGA/<Xena folder>/`` and return the cohort's truth record."""
+                      protected: Sequence[str], out_dir: Path, seed: int,
+                      compression: Compression = DEMO_COMPRESSION,
+                      reference: Optional[Path] = None) -> Dict[str, Any]:
+    """Write ``input/TCGA/<Xena folder>/`` and return the cohort's truth record.
+
+    With ``reference``, also the cohort's reference tables (see
+    :func:`write_geo_cohort`).
+    """
     genes = xena_genes(cohort, catalog, protected, seed)
     data = simulate_cohort(cohort, genes, biology, seed, n_unlabelled=cohort.n_other)
     rng = stream(seed, "xena-files", cohort.key)
@@ -305,14 +328,19 @@ def write_tcga_cohort(cohort: CohortPlan, biology: Biology, catalog: GeneCatalog
     if cohort.write_hiseqv2:
         name = expression_file_name(cohort.code, pancan=False)
         write_output(folder / name, render_expression(labels, barcodes, hiseq_values(matrix)),
-                     True)
+                     True, compression)
         files.append(f"{rel}/{name}")
     if cohort.write_pancan:
         name = expression_file_name(cohort.code, pancan=True)
         write_output(folder / name,
-                     render_expression(labels, barcodes, pancan_values(matrix, rng)), True)
+                     render_expression(labels, barcodes, pancan_values(matrix, rng)), True,
+                     compression)
         files.append(f"{rel}/{name}")
     record = _common_record(cohort, data, biology, [s.barcode for s in samples], sorted(files))
+    if reference is not None:
+        write_reference_cohort(reference, cohort.trait, cohort.id, genes,
+                               hiseq_values(data.expression), [s.barcode for s in samples],
+                               data, True, cohort.has_age, cohort.has_gender)
     record["tcga"] = {"code": cohort.code, "folder": cohort.xena_folder,
                       "aliases": {a: g for g, a in sorted(aliases.items())},
                       "clinical_only_samples": [s.barcode for s in extra["samples"]],

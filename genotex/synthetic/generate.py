@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from genotex.synthetic.cohorts import write_geo_cohort, write_tcga_cohort
+from genotex.synthetic.files import DEMO_COMPRESSION, Compression
 from genotex.synthetic.genes import GeneCatalog, build_catalog
 from genotex.synthetic.ids import GSM_PER_SERIES, gsm_ids
 from genotex.synthetic.model import Biology, build_biology
@@ -17,6 +21,7 @@ from genotex.synthetic.spec import Plan, PlanError, plan_to_mapping
 from utils.columns import CLINICAL_COLUMNS
 from utils.io import PathLike, atomic_write_json, dumps_json
 from utils.logs import progress as progress_bar
+from utils.runtime import exit_when_parent_dies
 
 logger = logging.getLogger(__name__)
 
@@ -95,9 +100,73 @@ def trait_truth(biology: Biology, catalog: GeneCatalog) -> Dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
+class _CohortWriter:
+    """What every cohort of a plan shares; writes one cohort (in this or a worker process)."""
+
+    plan: Plan
+    biology: Biology
+    designs: Mapping[str, ProbeDesign]
+    catalog: GeneCatalog
+    protected: Sequence[str]
+    out: Path
+    compression: Compression
+    reference: Optional[Path]
+
+    def __call__(self, index: int) -> Dict[str, Any]:
+        cohort = self.plan.cohorts[index]
+        if cohort.source == "geo":
+            record = write_geo_cohort(cohort, self.biology, self.designs, self.catalog,
+                                      self.out, self.plan.seed, self.compression,
+                                      self.reference)
+        else:
+            record = write_tcga_cohort(cohort, self.biology, self.catalog, self.protected,
+                                       self.out, self.plan.seed, self.compression,
+                                       self.reference)
+        logger.info("wrote %s (%d samples)", cohort.key, record["n_samples"])
+        return record
+
+
+_WORKER: Optional[_CohortWriter] = None
+
+
+def _start_worker(writer: _CohortWriter, parent_pid: int) -> None:
+    """Worker start-up: keep the shared writer (sent once), exit with the parent."""
+    global _WORKER  # one writer per worker process, set once by the pool's initializer
+    _WORKER = writer
+    exit_when_parent_dies(parent_pid)
+
+
+def _write_in_worker(index: int) -> Tuple[int, Dict[str, Any]]:
+    assert _WORKER is not None
+    return index, _WORKER(index)
+
+
+def _records(writer: _CohortWriter, jobs: int, progress: bool) -> List[Dict[str, Any]]:
+    """Truth records of every cohort, in plan order (cohorts written by ``jobs`` processes)."""
+    count = len(writer.plan.cohorts)
+    if jobs <= 1 or count <= 1:
+        return [writer(k) for k in progress_bar(range(count), desc="synthetic cohorts",
+                                                enabled=progress)]
+    records: List[Optional[Dict[str, Any]]] = [None] * count
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, count), mp_context=context,
+                             initializer=_start_worker,
+                             initargs=(writer, os.getpid())) as pool:
+        futures = [pool.submit(_write_in_worker, k) for k in range(count)]
+        with progress_bar(total=count, desc="synthetic cohorts", enabled=progress) as bar:
+            for future in as_completed(futures):
+                index, record = future.result()
+                records[index] = record
+                bar.update(1)
+    return [r for r in records if r is not None]
+
+
 def generate(plan: Plan, sources: Sources, out_dir: PathLike,
              truth_path: Optional[PathLike] = None, source: str = "<plan>",
-             progress: bool = False) -> Dict[str, Any]:
+             progress: bool = False, jobs: int = 1,
+             compression: Compression = DEMO_COMPRESSION,
+             reference_dir: Optional[PathLike] = None) -> Dict[str, Any]:
     """Write every cohort of ``plan`` below ``out_dir`` and return the planted truth.
 
     Parameters
@@ -113,6 +182,14 @@ def generate(plan: Plan, sources: Sources, out_dir: PathLike,
         Plan file name for error messages.
     progress : bool
         Show a tqdm bar over cohorts.
+    jobs : int
+        Cohorts written at once, each in its own process (the files and the
+        truth do not depend on it: every cohort draws from its own streams).
+    compression : Compression
+        gzip engine and level of the compressed files.
+    reference_dir : path-like, optional
+        Also write the reference preprocess tree of the planted truth there
+        (:mod:`genotex.synthetic.reference`).
 
     Returns
     -------
@@ -127,15 +204,12 @@ def generate(plan: Plan, sources: Sources, out_dir: PathLike,
     except ValueError as exc:
         raise PlanError(source, str(exc)) from exc
     designs = design_platforms(plan, catalog, biology)
-    protected = protected_genes(biology, catalog)
+    writer = _CohortWriter(plan, biology, designs, catalog, protected_genes(biology, catalog),
+                           out, compression, None if reference_dir is None
+                           else Path(reference_dir))
     cohorts: Dict[str, Dict[str, Any]] = {}
-    for cohort in progress_bar(plan.cohorts, desc="synthetic cohorts", enabled=progress):
-        if cohort.source == "geo":
-            record = write_geo_cohort(cohort, biology, designs, catalog, out, plan.seed)
-        else:
-            record = write_tcga_cohort(cohort, biology, catalog, protected, out, plan.seed)
+    for cohort, record in zip(plan.cohorts, _records(writer, jobs, progress)):
         cohorts.setdefault(cohort.trait, {})[cohort.id] = record
-        logger.info("wrote %s (%d samples)", cohort.key, record["n_samples"])
     plan_text = dumps_json(plan_to_mapping(plan), indent=None)
     truth = {
         "synthetic": True,

@@ -131,20 +131,22 @@ def build_catalog(plan: Plan, synonyms: Mapping[str, str],
     for trait in plan.traits.values():
         _require_official(trait.planted, official, f"traits.{trait.name}.planted", source)
     related_all = _dedupe(g for genes in related.values() for g in genes)
+    related_set = set(related_all)
     sex = tuple(official[g.upper()] for g in gene_plan.sex_genes if g.upper() in official)
     background = tuple(g for g in _dedupe(official[b.upper()] for b in gene_plan.background)
-                       if g not in set(related_all) and g not in sex)
+                       if g not in related_set and g not in sex)
     background = background + _random_background(
-        gene_plan.random_background, official, set(related_all) | set(sex) | set(background),
+        gene_plan.random_background, official, related_set | set(sex) | set(background),
         plan.seed)
     explicit = _dedupe(g for t in plan.traits.values() for g in t.planted)
     universe = tuple(_dedupe(list(related_all) + list(sex) + list(background) + explicit))
     background = tuple(_dedupe(list(background) +
-                               [g for g in explicit if g not in set(related_all)]))
+                               [g for g in explicit if g not in related_set]))
+    universe_set = set(universe)
     return GeneCatalog(universe=universe, related=related,
                        aliases=usable_aliases(synonyms, universe),
                        entrez={g: i for g, i in invert_entrez(entrez_map).items()
-                               if g in set(universe)},
+                               if g in universe_set},
                        sex_genes=sex, background=background)
 
 

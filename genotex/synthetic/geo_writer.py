@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from genotex.synthetic.files import quoted, tsv_lines
+from genotex.synthetic.files import quoted
 from genotex.synthetic.platform import STYLE_TITLES, TAXIDS, ProbeDesign, annotation_columns
 
 RELEASE_DATE = "Public on Jan 02 2025"
@@ -71,7 +71,8 @@ class SeriesContent:
         Platforms of the series (main platform first).
     samples : list of SampleBlock
     tables : dict
-        GPL id -> (probe ids, formatted cells probes x samples) of the matrix.
+        GPL id -> (probe ids, the matrix table's lines as bytes: quoted probe id and
+        tab-separated cells per line).
     supplementary : list of str
         ``!Series_supplementary_file`` entries.
     """
@@ -80,7 +81,7 @@ class SeriesContent:
     texts: Mapping[str, str]
     designs: List[ProbeDesign]
     samples: List[SampleBlock]
-    tables: Dict[str, Tuple[Sequence[str], List[List[str]]]]
+    tables: Dict[str, Tuple[Sequence[str], bytes]]
     supplementary: List[str] = field(default_factory=list)
 
     @property
@@ -149,10 +150,10 @@ def _sample_fields(sample: SampleBlock, row_count: int) -> List[Tuple[str, str]]
     return head + [("characteristics", "")] + tail
 
 
-def render_series_matrix(series: SeriesContent, platform_id: str) -> str:
-    """Text of the series matrix of one platform (``<GSE>[-<GPL>]_series_matrix.txt``)."""
+def render_series_matrix(series: SeriesContent, platform_id: str) -> bytes:
+    """The series matrix of one platform (``<GSE>[-<GPL>]_series_matrix.txt``), UTF-8."""
     samples = [s for s in series.samples if s.platform == platform_id]
-    probes, cells = series.tables[platform_id]
+    probes, table = series.tables[platform_id]
     lines = _series_lines(series, "\t") + [""]
     depth = max((len(s.characteristics) for s in samples), default=0)
     for key, _ in _sample_fields(samples[0], len(probes)):
@@ -167,8 +168,7 @@ def render_series_matrix(series: SeriesContent, platform_id: str) -> str:
         lines.append(f"!Sample_{key}\t" + "\t".join(quoted(v) for v in values))
     lines.append("!series_matrix_table_begin")
     lines.append("\t".join([quoted("ID_REF")] + [quoted(s.gsm) for s in samples]))
-    body = [[quoted(p)] + row for p, row in zip(probes, cells)]
-    return "\n".join(lines) + "\n" + tsv_lines(body) + "!series_matrix_table_end\n"
+    return ("\n".join(lines) + "\n").encode() + table + b"!series_matrix_table_end\n"
 
 
 def _platform_block(design: ProbeDesign, entrez: Mapping[str, str]) -> List[str]:

@@ -183,7 +183,8 @@ def plant_trait(trait: TraitPlan, catalog: GeneCatalog, excluded: Sequence[str],
         if trait.n_known > len(related):
             raise ValueError(f"trait {trait.name}: n_known={trait.n_known} but only "
                              f"{len(related)} related genes are in the universe")
-        pool = [g for g in catalog.background if g not in set(excluded)]
+        excluded_set = set(excluded)
+        pool = [g for g in catalog.background if g not in excluded_set]
         if trait.n_novel > len(pool):
             raise ValueError(f"trait {trait.name}: n_novel={trait.n_novel} but only "
                              f"{len(pool)} background genes are free")
@@ -210,7 +211,8 @@ def covariate_genes(catalog: GeneCatalog, excluded: Sequence[str], n_age: int,
                     ) -> Tuple[Dict[str, float], Dict[str, float]]:
     """Age genes and Gender genes with their effects (log2 per SD / male vs female)."""
     rng = stream(seed, "covariate-genes")
-    pool = [g for g in catalog.background if g not in set(excluded)]
+    excluded_set = set(excluded)
+    pool = [g for g in catalog.background if g not in excluded_set]
     take = min(len(pool), n_age + n_gender)
     chosen = [pool[i] for i in rng.choice(len(pool), take, replace=False)]
     signs = rng.choice([-1.0, 1.0], take)

@@ -24,7 +24,7 @@ import numpy as np
 
 from genotex.synthetic.genes import GeneCatalog, mouse_symbol
 from genotex.synthetic.rng import stream
-from genotex.synthetic.spec import HUMAN, PlatformPlan
+from genotex.synthetic.spec import HUMAN, MAX_PROBES_PER_GENE, PlatformPlan
 
 CONTROL = "control"
 GENE = "gene"
@@ -134,9 +134,13 @@ def design_platform(platform: PlatformPlan, catalog: GeneCatalog, protected: Seq
     rows: List[Tuple[str, Tuple[str, ...], str, str]] = []
     used = 0
     style = platform.style
-    max_probes = 3 if style == "affymetrix" else 2
+    mean = platform.probes_per_gene
+    max_probes = MAX_PROBES_PER_GENE if mean is not None else (3 if style == "affymetrix" else 2)
     for gene in genes:
-        count = 1 + int(rng.random() < 0.3) + int(rng.random() < 0.1)
+        if mean is None:
+            count = 1 + int(rng.random() < 0.3) + int(rng.random() < 0.1)
+        else:
+            count = 1 + int(rng.poisson(mean - 1.0))
         text = aliases.get(gene, gene if human else mouse_symbol(gene))
         for k in range(min(count, max_probes)):
             suffix = AFFY_SUFFIXES[0] if k == 0 else AFFY_SUFFIXES[1 + int(rng.integers(0, 3))]
@@ -144,7 +148,8 @@ def design_platform(platform: PlatformPlan, catalog: GeneCatalog, protected: Seq
                          GENE))
             used += 1
     if style == "affymetrix" and human:
-        pool = [g for g in genes if g not in set(no_multi)]
+        excluded = set(no_multi)
+        pool = [g for g in genes if g not in excluded]
         for _ in range(int(round(platform.multi_gene_fraction * len(genes)))):
             size = 2 + int(rng.random() < 0.25)
             chosen = tuple(pool[i] for i in sorted(rng.choice(len(pool), size, replace=False)))
@@ -179,16 +184,24 @@ def probe_values(design: ProbeDesign, genes: Sequence[str], expression: np.ndarr
 
     A probe carries the mean of its genes plus its offset and measurement
     noise; controls and accession probes carry unrelated signal. A gene's
-    missing cell makes its probes' cells missing.
+    missing cell makes its probes' cells missing. (Probes with the same number
+    of genes are computed together; the sums run in member order, as
+    ``numpy.mean`` over the members would, so the values are bit-identical.)
     """
     index = {g: k for k, g in enumerate(genes)}
     n = expression.shape[1]
     out = np.empty((len(design.probe_ids), n))
-    for row, (members, offset) in enumerate(zip(design.members, design.offsets)):
-        if members:
-            out[row] = np.mean([expression[index[g]] for g in members], axis=0) + offset
-        else:
-            out[row] = 6.0 + offset + rng.normal(0.0, 1.0)
+    offsets = np.asarray(design.offsets, dtype=float)
+    sizes = np.array([len(members) for members in design.members], dtype=int)
+    for size in np.unique(sizes[sizes > 0]).tolist():
+        rows = np.flatnonzero(sizes == size)
+        members = np.array([[index[g] for g in design.members[r]] for r in rows], dtype=np.intp)
+        total = expression[members[:, 0]]
+        for k in range(1, size):
+            total = total + expression[members[:, k]]
+        out[rows] = total / size + offsets[rows, None]
+    empty = np.flatnonzero(sizes == 0)
+    out[empty] = (6.0 + offsets[empty] + rng.normal(0.0, 1.0, empty.size))[:, None]
     return out + rng.normal(0.0, noise, out.shape)
 
 

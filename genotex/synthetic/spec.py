@@ -35,6 +35,12 @@ TRAIT_FIELDS = ("characteristics", "source_name", "title")
 COUNT_IDS = ("entrez", "symbol")
 HUMAN = "Homo sapiens"
 
+#: Most probes one gene gets when ``probes_per_gene`` is set.
+MAX_PROBES_PER_GENE = 7
+#: Keys added after the first plan format: written by :func:`plan_to_mapping` only when
+#: set, so every earlier plan keeps its text (and the truth's ``plan_sha256``).
+LATER_KEYS = {"probes_per_gene": None}
+
 _GSE = re.compile(r"^GSE(\d+)$")
 _GPL = re.compile(r"^GPL\d+$")
 _TCGA_CODE = re.compile(r"^[A-Z]{2,5}$")
@@ -156,6 +162,11 @@ class PlatformPlan:
         Probes without a usable symbol (controls, accessions, LOC ids).
     title : str
         Platform title (a default names the style and says "synthetic").
+    probes_per_gene : float, optional
+        Mean probes per gene (``1 + Poisson(probes_per_gene - 1)``, at most
+        :data:`MAX_PROBES_PER_GENE`); default (None): one probe, a second for
+        30 % and a third for 10 % of the genes (Affymetrix; two at most
+        otherwise), about 1.4.
     """
 
     id: str
@@ -166,6 +177,7 @@ class PlatformPlan:
     multi_gene_fraction: float = 0.03
     no_symbol_probes: int = 12
     title: str = ""
+    probes_per_gene: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -396,6 +408,9 @@ def _validate_platform(platform: PlatformPlan, source: PathLike) -> None:
     _check(0 < platform.coverage <= 1, source, f"{where}.coverage must be in (0, 1]")
     _check(0 <= platform.alias_fraction <= 1 and 0 <= platform.multi_gene_fraction <= 1,
            source, f"{where}: fractions must be in [0, 1]")
+    _check(platform.probes_per_gene is None
+           or 1 <= platform.probes_per_gene <= MAX_PROBES_PER_GENE - 1, source,
+           f"{where}.probes_per_gene must be in [1, {MAX_PROBES_PER_GENE - 1}]")
 
 
 def _validate_cohort(cohort: CohortPlan, plan: Plan, index: int,
@@ -527,7 +542,8 @@ def plan_to_mapping(plan: Plan) -> Dict[str, Any]:
     """Plain-JSON form of a plan (round-trips through :func:`plan_from_mapping`)."""
     def clean(obj):
         data = dataclasses.asdict(obj)
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in data.items()}
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in data.items()
+                if k not in LATER_KEYS or v != LATER_KEYS[k]}
 
     return {
         "seed": plan.seed,

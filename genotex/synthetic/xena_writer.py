@@ -16,7 +16,7 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
-from genotex.synthetic.files import format_matrix, tsv_lines
+from genotex.synthetic.files import table_lines, tsv_lines
 from genotex.synthetic.ids import TcgaSample
 
 
@@ -76,11 +76,10 @@ def render_clinical(samples: Sequence[TcgaSample], age: Sequence[float],
 
 
 def render_expression(genes: Sequence[str], barcodes: Sequence[str], values: np.ndarray,
-                      missing: str = "") -> str:
-    """Text of a Xena genes x samples matrix (first header cell ``sample``)."""
-    cells = format_matrix(values, 4, missing)
-    rows = [["sample", *barcodes]] + [[g, *row] for g, row in zip(genes, cells)]
-    return tsv_lines(rows)
+                      missing: str = "") -> bytes:
+    """A Xena genes x samples matrix (first header cell ``sample``), UTF-8."""
+    header = "\t".join(["sample", *barcodes]) + "\n"
+    return header.encode() + table_lines(list(genes), values, 4, missing)
 
 
 def hiseq_values(expression: np.ndarray) -> np.ndarray:

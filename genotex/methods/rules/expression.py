@@ -60,11 +60,17 @@ class GeneTable:
 
 
 def is_linear_scale(values: np.ndarray) -> bool:
-    """Whether array values look like linear (unlogged) intensities."""
-    finite = values[np.isfinite(values)]
-    if finite.size == 0 or finite.min() < 0:
+    """Whether array values look like linear (unlogged) intensities.
+
+    The 99th percentile is computed only when the largest value exceeds the
+    threshold (it cannot otherwise: log2 tables answer after a min and a max).
+    """
+    finite = np.isfinite(values)
+    if not finite.all():
+        values = values[finite]
+    if values.size == 0 or values.min() < 0 or values.max() <= LINEAR_PERCENTILE_99:
         return False
-    return float(np.percentile(finite, 99)) > LINEAR_PERCENTILE_99
+    return float(np.percentile(values, 99)) > LINEAR_PERCENTILE_99
 
 
 def log2_counts_per_million(counts: pd.DataFrame) -> pd.DataFrame:
@@ -76,7 +82,8 @@ def ids_are_symbols(ids: pd.Index, synonyms: Mapping[str, str]) -> bool:
     """Whether most row ids are gene symbols the synonym map knows."""
     if len(ids) == 0:
         return False
-    known = sum(str(i).strip().upper() in synonyms for i in ids)
+    keys = pd.Index([str(i) for i in ids], dtype=object).str.strip().str.upper()
+    known = int(np.count_nonzero(keys.isin(synonyms.keys())))
     return known / len(ids) > SYMBOL_ID_SHARE
 
 
