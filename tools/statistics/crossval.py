@@ -40,7 +40,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from tools.statistics.design import float32_scratch, standardized_design
+from tools.statistics.design import StandardizedDesign, problem_designs
 from tools.statistics.lasso import lasso_grid_path
 from tools.statistics.lmm import FDR_THRESHOLD
 from tools.statistics.residualize import residualize
@@ -248,7 +248,8 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
                               penalties: Sequence[float] = PENALTY_GRID,
                               folds: Optional[List[np.ndarray]] = None,
                               XT: Optional[np.ndarray] = None,
-                              scratch: Optional[np.ndarray] = None) -> GridCV:
+                              designs: Optional[Sequence[StandardizedDesign]] = None
+                              ) -> GridCV:
     """Cross-validate every penalty of the grid at once.
 
     Parameters
@@ -263,16 +264,17 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
     XT : (p, n) C-contiguous float64 copy of ``X.T``, optional
         The transposed layout the folds are cut from, when the caller has it
         already (it is read, never modified).
-    scratch : float32 buffer for the folds' screening copies, optional
-        (:func:`~tools.statistics.design.float32_scratch`; one is made when absent).
+    designs : the folds' designs, optional
+        (:func:`~tools.statistics.design.problem_designs` with these folds;
+        made when absent).
     """
     y = np.asarray(y, dtype=float)
     binary = is_binary(y)
     folds = make_folds(y, binary) if folds is None else folds
-    if XT is None:
-        XT = np.ascontiguousarray(np.asarray(X, dtype=float).T)
-    if scratch is None:
-        scratch = float32_scratch(XT)
+    if designs is None:
+        if XT is None:
+            XT = np.ascontiguousarray(np.asarray(X, dtype=float).T)
+        _, designs = problem_designs(XT, Z, folds)
     names = np.asarray(gene_names, dtype=object)
     reference_set = set(reference)
     variance = float(np.var(y))
@@ -282,10 +284,9 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
     candidates = None
     support = np.zeros(0, dtype=int)
     supports = [np.zeros(0, dtype=int) for _ in penalties]
-    for test in folds:
+    for test, design in zip(folds, designs):
         train = train_indices(y.size, test)
         Z_train, Z_test = _rows(Z, train), _rows(Z, test)
-        design = standardized_design(XT, train, Z_train, scratch=scratch)
         residual, covariates = residualize(y[train], Z_train)
         path = lasso_grid_path(design, residual, penalties, candidates=candidates)
         candidates = np.flatnonzero(np.any(path.coefs != 0, axis=0))
