@@ -70,6 +70,15 @@ class LinearMixedModel(StatisticalModel):
     def wrap(self, estimator: Any, covariates: Any) -> FittedModel:
         return LMMFit(estimator, covariates)
 
+    def fit_covariate_estimator(self, estimator: Any, X_std: np.ndarray, y: np.ndarray,
+                                Z: Any, standardized: bool) -> None:
+        """The engine's genes are standardized: the tests' screen takes their
+        norms as known (:func:`tools.statistics.gls.screen`)."""
+        if standardized and isinstance(estimator, LMM):
+            estimator._fit(X_std, y, Z, standardized=True)
+        else:
+            estimator.fit(X_std, y, Z)
+
     def analyse(self, data: ProblemData, folds: List[np.ndarray], workers: int = 1
                 ) -> Dict[str, Any]:
         """CV of the refit predictions and FDR selection, and the final fit (threads when
