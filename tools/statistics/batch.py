@@ -22,6 +22,7 @@ float64 one.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
 import numpy as np
@@ -49,9 +50,19 @@ def leading_eigenvalue_ratios(X: np.ndarray, k: int = N_EIGENVALUES) -> np.ndarr
     return values / values[0]
 
 
-def single_precision_decision(X: np.ndarray, threshold: float,
-                              k: int = N_EIGENVALUES) -> Optional[bool]:
+def _partial_gram(X: np.ndarray, mean: np.ndarray, columns: slice) -> np.ndarray:
+    """float32 ``Xc Xc^T`` over some genes (columns), as float64."""
+    centred = np.empty((X.shape[0], columns.stop - columns.start), dtype=np.float32)
+    np.subtract(X[:, columns], mean[columns], out=centred, casting="same_kind")
+    return (centred @ centred.T).astype(np.float64)
+
+
+def single_precision_decision(X: np.ndarray, threshold: float, k: int = N_EIGENVALUES,
+                              workers: int = 1) -> Optional[bool]:
     """The rule's answer from a float32 Gram matrix when its error bound settles it.
+
+    ``workers > 1`` splits the genes between that many threads (each part's
+    float32 Gram is summed in float64; the bound holds for any split).
 
     Returns
     -------
@@ -64,16 +75,21 @@ def single_precision_decision(X: np.ndarray, threshold: float,
     scale = float(np.max(np.abs(X), initial=0.0))
     if not np.isfinite(scale) or scale > 1e15 or (p + 3) * UNIT_ROUNDOFF_32 > 0.01:
         return None
-    centred = np.empty(X.shape, dtype=np.float32)
-    np.subtract(X, X.mean(axis=0), out=centred, casting="same_kind")
-    gram = centred @ centred.T
-    trace = float(np.trace(gram, dtype=np.float64))
+    mean = X.mean(axis=0)
+    edges = np.linspace(0, p, max(1, min(workers, p)) + 1).astype(int)
+    parts = [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+    if len(parts) > 1:
+        with ThreadPoolExecutor(len(parts)) as pool:
+            gram = sum(pool.map(lambda part: _partial_gram(X, mean, part), parts))
+    else:
+        gram = _partial_gram(X, mean, parts[0])
+    trace = float(np.trace(gram))
     # |G32 - G| <= 2 (p + 3) u ||x_k|| ||x_l|| entrywise (SAFETY 2, as the screens'
     # float32_product_bound), so the spectral norm <= 2 (p + 3) u sum ||x_k||^2;
     # the trace of the float32 Gram is within (p + 3) u of that sum; eigvalsh's
     # own float64 error is far below the 1e-12 of the largest eigenvalue added
     rounding = 2.0 * (p + 3) * UNIT_ROUNDOFF_32
-    values = np.linalg.eigvalsh(gram.astype(np.float64))[::-1][:k]
+    values = np.linalg.eigvalsh(gram)[::-1][:k]
     bound = rounding * trace * (1.0 + rounding) + 1e-12 * abs(float(values[0])) + 1e-300
     first = float(values[0])
     if values.size < 2 or first - bound <= 0.0:
@@ -86,7 +102,8 @@ def single_precision_decision(X: np.ndarray, threshold: float,
     return None
 
 
-def detect_batch_effect(X: np.ndarray, gap_numerator: float = GAP_NUMERATOR) -> bool:
+def detect_batch_effect(X: np.ndarray, gap_numerator: float = GAP_NUMERATOR,
+                        workers: int = 1) -> bool:
     """True when the leading eigenvalue spectrum has a gap above ``gap_numerator / n``.
 
     Parameters
@@ -95,13 +112,15 @@ def detect_batch_effect(X: np.ndarray, gap_numerator: float = GAP_NUMERATOR) -> 
         Raw gene matrix, samples x genes.
     gap_numerator : float
         The threshold is ``gap_numerator / n_samples``.
+    workers : int
+        Threads for the float32 Gram matrix (the decision does not depend on it).
     """
     X = np.asarray(X, dtype=float)
     if X.shape[0] < 2 or gap_numerator / X.shape[0] > 1.0 + IMPOSSIBLE_GAP_MARGIN:
         # ratios lie in [0, 1] (up to round-off), so no gap can exceed the threshold
         return False
     threshold = gap_numerator / X.shape[0]
-    settled = single_precision_decision(X, threshold)
+    settled = single_precision_decision(X, threshold, workers=workers)
     if settled is not None:
         return settled
     ratios = leading_eigenvalue_ratios(X)

@@ -191,7 +191,7 @@ def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
     """
     binary = is_binary(data.y)
     folds = make_folds(data.y, binary, config.n_folds, config.seed)
-    batch = detect_batch_effect(data.X, config.batch_gap_numerator)
+    batch = detect_batch_effect(data.X, config.batch_gap_numerator, workers)
     model = resolve_model(config, batch)
     logger.debug("%s: cohorts %s, %d samples x %d genes, %s trait, batch effect: %s -> %s",
                  data.problem, ", ".join(data.cohorts), data.X.shape[0], data.X.shape[1],
