@@ -55,13 +55,13 @@ import numpy as np
 
 from tools.statistics.adjust import GeneAdjustment
 from tools.statistics.residualize import as_matrix
-from tools.statistics.rounding import (FLOAT32_LIMIT, SMALLEST_32, float32_product_bound)
+from tools.statistics.rounding import (FLOAT32_LIMIT, SMALLEST_32, UNIT_ROUNDOFF_32,
+                                       float32_product_bound)
 from tools.statistics.standardize import safe_scale
 
 BLOCK_GENES = 512          # genes per block: 512 x 167 float64 rows (~0.7 MB) stay in cache
 CANCELLATION_GUARD = 1e-4  # fold statistics: genes keeping less than this share are recomputed
 PINV_RCOND = 1e-15         # numpy.linalg.pinv's default relative cut-off
-FLOAT64_SLACK = 2.0 ** -50  # float64 roundings of a scaled screen value, per unit of magnitude
 
 
 def _usable(row_norm: float) -> bool:
@@ -119,9 +119,11 @@ class Screening:
         self.mean_shift = mean_shift
         self.gamma_shift = gamma_shift
         self.centred_z = centred_z
+        self.factor32 = None if factor is None else factor.astype(np.float32)
         if factor is None:
             self.row_norm, self.factor_max = copy.norm_max, 1.0
         else:
+            # the float32 factor rounds up by at most 2^-24: within the 1.001 of the norms
             self.row_norm = float(np.max(copy.norms * factor)) if factor.size else 0.0
             self.factor_max = float(np.max(factor)) if factor.size else 0.0
 
@@ -135,7 +137,7 @@ class Screening:
         Returns
         -------
         values : numpy.ndarray
-            float32 when the copy's rows are the design's, else float64.
+            float32.
         bound : float
             Every value is within ``bound`` of the exact ``|x_j^T r|``.
         """
@@ -144,7 +146,7 @@ class Screening:
         r_norm = float(np.sqrt(residual @ residual))
         r_max = float(np.max(np.abs(residual), initial=0.0))
         if (not np.isfinite(r_norm) or r_max >= FLOAT32_LIMIT
-                or self.copy.norm_max * r_norm >= FLOAT32_LIMIT):
+                or max(self.copy.norm_max, self.row_norm) * r_norm >= FLOAT32_LIMIT):
             return None
         single = self.copy.single
         if self.columns is None:
@@ -152,29 +154,30 @@ class Screening:
         else:
             vector = np.zeros(single.shape[1], dtype=np.float32)
             vector[self.columns] = residual
-        product = single @ vector
+        values = single @ vector
         n = single.shape[1]
+        bound = float32_product_bound(n, self.row_norm, r_norm, r_max)
         if self.factor is None:
-            return np.abs(product, out=product), float32_product_bound(
-                n, self.row_norm, r_norm, r_max)
-        values = product.astype(np.float64)
-        values *= self.factor
-        shift = 0.0
+            return np.abs(values, out=values), bound
+        # scaled and shifted in float32 too: each of the multiplication by the
+        # rounded factor, the rounded shift and the addition costs at most
+        # 2^-24 of the magnitudes (4 u below, with the subnormal range)
+        values *= self.factor32
+        shift = None
         if self.mean_shift is not None:
-            total = float(residual.sum())
-            values += self.mean_shift * total
-            shift += float(np.max(np.abs(self.mean_shift), initial=0.0)) * abs(total)
+            shift = self.mean_shift * float(residual.sum())
         if self.gamma_shift is not None:
-            projected = self.centred_z.T @ residual                      # (k,)
-            offset = projected @ self.gamma_shift
-            values -= offset
-            shift += float(np.max(np.abs(offset), initial=0.0))
+            offset = (self.centred_z.T @ residual) @ self.gamma_shift
+            shift = -offset if shift is None else shift - offset
+        magnitude = self.row_norm * r_norm
+        if shift is not None:
+            values += shift.astype(np.float32)
+            magnitude += float(np.max(np.abs(shift), initial=0.0))
         np.abs(values, out=values)
-        # the float32 product's error, scaled row by row (f_j <= factor_max), plus
-        # the float64 roundings of the scaling and the shifts
-        bound = (float32_product_bound(n, self.row_norm, r_norm, r_max)
-                 + 2.0 * n * SMALLEST_32 * self.factor_max * (r_max + 2.0)
-                 + FLOAT64_SLACK * (2.0 * self.row_norm * r_norm + shift))
+        # (a factor in float32's subnormal range is off by up to 2^-149 absolutely)
+        bound += (2.0 * n * SMALLEST_32 * self.factor_max * (r_max + 2.0)
+                  + 4.0 * UNIT_ROUNDOFF_32 * (1.1 * magnitude + bound)
+                  + SMALLEST_32 * (self.copy.norm_max * r_norm + 4.0))
         return values, bound
 
 

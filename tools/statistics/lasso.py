@@ -409,6 +409,9 @@ class _Homotopy:
         blocked = np.empty((2, m), dtype=bool)
         along = np.zeros(m)
         u = np.empty(n)
+        scaled_along = np.empty(m)
+        ratio_buffer, product_buffer = np.empty(n + 1), np.empty(n + 1)
+        moving = np.empty(n + 1, dtype=bool)
         drift = 0.0     # bound on |corr - X_W r| (0: exact up to float64 rounding)
         # G^-1 signs, updated with the active set after each event (the first
         # ``len(members)`` entries of the buffer; None until first needed)
@@ -453,10 +456,11 @@ class _Homotopy:
                     # (the same bits as (coef s) / (-direction s), s = +-1);
                     # round-off of the wrong sign counts as zero, so the sign
                     # of ``direction`` decides.
-                    ratio = np.divide(coef, direction)
+                    ratio = np.divide(coef, direction, out=ratio_buffer[:k])
                     np.negative(ratio, out=ratio)
                     np.maximum(ratio, 0.0, out=ratio)
-                    np.putmask(ratio, direction * signs >= 0, np.inf)
+                    towards = np.multiply(direction, signs, out=product_buffer[:k])
+                    np.putmask(ratio, np.greater_equal(towards, 0.0, out=moving[:k]), np.inf)
                     if self.just_added >= 0:   # added by the last event: the last slot
                         ratio[k - 1] = np.inf
                     leave = int(ratio.argmin())
@@ -469,11 +473,11 @@ class _Homotopy:
                     step_in = float(steps[side, enter])
                 step = min(step_in, step_stop, step_out)
                 if k:
-                    coef += step * direction
+                    coef += np.multiply(direction, step, out=product_buffer[:k])
                     change = step * u
                     if single:   # _entering reads the current residual
                         residual -= change
-                    corr -= step * along
+                    corr -= np.multiply(along, step, out=scaled_along)
                     if error:
                         drift += step * error + FLOAT64_SLACK * level
                 level = self.level = level - step

@@ -145,11 +145,12 @@ def test_fold_designs_are_those_of_the_gathered_training_samples(covariates, see
         assert rows[20].any() == (3 in train)         # constant unless its outlier trains
 
 
-@pytest.mark.parametrize("covariates", [0, 1])
-def test_screen_values_lie_within_their_bound(covariates):
+@pytest.mark.parametrize("covariates,scale", [(0, 1.0), (1, 1.0), (0, 1e-25), (1, 1e18)])
+def test_screen_values_lie_within_their_bound(covariates, scale):
     """Every design's approximate ``|x_j^T r|`` is within the stated bound of the
-    exact product with its rows, for residuals of every kind."""
-    raw = _hard_raw(3)
+    exact product with its rows, for residuals of every kind, whatever the
+    genes' scale (their factors then sit near float32's range limits)."""
+    raw = _hard_raw(3) * scale
     n_all = raw.shape[1]
     rng = np.random.default_rng(5)
     folds = make_folds(rng.normal(size=n_all), False)
