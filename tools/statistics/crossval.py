@@ -16,7 +16,8 @@
   contributes its true negatives rather than a recall of 0; a continuous
   trait's normalized MSE and R^2 are means over the folds.
 * Lasso: the whole penalty grid (``1e-6 ... 1``, 7 values) is solved per fold
-  by one certified path (:func:`tools.statistics.lasso.lasso_grid_path`). The chosen
+  by one certified path, the five paths side by side so that their KKT checks
+  share one product of the genes (:func:`tools.statistics.lasso.lasso_grid_paths`). The chosen
   penalty maximizes the mean selection precision (ties: the smaller penalty);
   if no penalty ever selects a known gene, 0.1. Prediction and selection
   metrics are both those of the chosen penalty (so the reported selection
@@ -41,7 +42,7 @@ import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from tools.statistics.design import StandardizedDesign, problem_designs
-from tools.statistics.lasso import lasso_grid_path
+from tools.statistics.lasso import lasso_grid_paths
 from tools.statistics.lmm import FDR_THRESHOLD
 from tools.statistics.residualize import residualize
 from tools.statistics.standardize import standardize_rows
@@ -281,14 +282,15 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
     predicted: List[List[np.ndarray]] = [[] for _ in penalties]
     selection: List[List[Dict[str, float]]] = [[] for _ in penalties]
     hits = [False] * len(penalties)
-    candidates = None
     support = np.zeros(0, dtype=int)
     supports = [np.zeros(0, dtype=int) for _ in penalties]
-    for test, design in zip(folds, designs):
-        train = train_indices(y.size, test)
-        Z_train, Z_test = _rows(Z, train), _rows(Z, test)
-        residual, covariates = residualize(y[train], Z_train)
-        path = lasso_grid_path(design, residual, penalties, candidates=candidates)
+    fits = [residualize(y[train_indices(y.size, test)], _rows(Z, train_indices(y.size, test)))
+            for test in folds]
+    # the folds' paths side by side: their KKT checks share one product each round
+    paths = lasso_grid_paths([(design, residual) for design, (residual, _) in zip(designs, fits)],
+                             penalties)
+    for test, design, (_, covariates), path in zip(folds, designs, fits, paths):
+        Z_test = _rows(Z, test)
         candidates = np.flatnonzero(np.any(path.coefs != 0, axis=0))
         # held-out samples transformed only for the genes the predictions use
         predictions = (path.coefs[:, candidates] @ design.other_rows(candidates, test, Z_test)

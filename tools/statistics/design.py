@@ -141,6 +141,10 @@ class Screening:
         bound : float
             Every value is within ``bound`` of the exact ``|x_j^T r|``.
         """
+        return approximate_together([(self, residual)])[0]
+
+    def prepare(self, residual: np.ndarray) -> Optional[np.ndarray]:
+        """The float32 vector the copy is multiplied by (None: use float64)."""
         if not self.usable():
             return None
         r_norm = float(np.sqrt(residual @ residual))
@@ -148,14 +152,17 @@ class Screening:
         if (not np.isfinite(r_norm) or r_max >= FLOAT32_LIMIT
                 or max(self.copy.norm_max, self.row_norm) * r_norm >= FLOAT32_LIMIT):
             return None
-        single = self.copy.single
         if self.columns is None:
-            vector = residual.astype(np.float32)
-        else:
-            vector = np.zeros(single.shape[1], dtype=np.float32)
-            vector[self.columns] = residual
-        values = single @ vector
-        n = single.shape[1]
+            return residual.astype(np.float32)
+        vector = np.zeros(self.copy.single.shape[1], dtype=np.float32)
+        vector[self.columns] = residual
+        return vector
+
+    def finish(self, values: np.ndarray, residual: np.ndarray) -> Tuple[np.ndarray, float]:
+        """:meth:`approximate` from the copy's product ``values`` (float32, changed in place)."""
+        r_norm = float(np.sqrt(residual @ residual))
+        r_max = float(np.max(np.abs(residual), initial=0.0))
+        n = self.copy.single.shape[1]
         bound = float32_product_bound(n, self.row_norm, r_norm, r_max)
         if self.factor is None:
             return np.abs(values, out=values), bound
@@ -179,6 +186,33 @@ class Screening:
                   + 4.0 * UNIT_ROUNDOFF_32 * (1.1 * magnitude + bound)
                   + SMALLEST_32 * (self.copy.norm_max * r_norm + 4.0))
         return values, bound
+
+
+def approximate_together(requests: Sequence[Tuple[Screening, np.ndarray]]
+                         ) -> List[Optional[Tuple[np.ndarray, float]]]:
+    """:meth:`Screening.approximate` of several (screening, residual) pairs at once.
+
+    The requests on the same copy are multiplied in one matrix product (the
+    copy is read once for all of them: the folds of a problem screen on one
+    copy, :func:`problem_designs`); the bound of each value holds whatever
+    the order of the float32 sums.
+    """
+    results: List[Optional[Tuple[np.ndarray, float]]] = [None] * len(requests)
+    groups: dict = {}
+    for index, (screening, residual) in enumerate(requests):
+        vector = screening.prepare(residual)
+        if vector is not None:
+            groups.setdefault(id(screening.copy), []).append((index, vector))
+    for members in groups.values():
+        single = requests[members[0][0]][0].copy.single
+        if len(members) == 1:
+            products = (single @ members[0][1])[None, :]
+        else:   # (f, N) @ (N, p): the copy read once
+            products = np.stack([vector for _, vector in members]) @ single.T
+        for (index, _), values in zip(members, products):
+            screening, residual = requests[index]
+            results[index] = screening.finish(values, residual)
+    return results
 
 
 class DenseDesign:

@@ -31,11 +31,11 @@ roundings of the scaling (``2^-50`` of the magnitudes).
 
 from __future__ import annotations
 
-from typing import Tuple, Union
+from typing import Any, Generator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from tools.statistics.design import Design, as_design
+from tools.statistics.design import Design, Screening, approximate_together, as_design
 from tools.statistics.rounding import (  # noqa: F401 (float32_product_bound re-exported)
     float32_above, float32_below, float32_product_bound)
 
@@ -72,7 +72,19 @@ class CorrelationScreen:
     def largest(self, residual: np.ndarray, exclude: np.ndarray, floor: float, count: int,
                 more_above: float = np.inf, max_count: int = 0
                 ) -> Tuple[np.ndarray, np.ndarray, float]:
+        """The ``count`` genes with the largest ``|x_j^T r|`` above ``floor``
+        (:meth:`search`, its product done at once)."""
+        return run_alone(self.search(residual, exclude, floor, count, more_above, max_count))
+
+    def search(self, residual: np.ndarray, exclude: np.ndarray, floor: float, count: int,
+               more_above: float = np.inf, max_count: int = 0
+               ) -> Generator[ScreenRequest, Any, Tuple[np.ndarray, np.ndarray, float]]:
         """The ``count`` genes with the largest ``|x_j^T r|`` above ``floor``.
+
+        A generator: it yields one :data:`ScreenRequest` (the screening and the
+        residual) and expects the screening's approximation back (from
+        :func:`run_alone`, or from :func:`run_together`, which multiplies the
+        requests of several searches by the shared copy at once).
 
         Parameters
         ----------
@@ -99,7 +111,7 @@ class CorrelationScreen:
             The largest value over all genes not excluded when it is above
             ``floor``; otherwise ``floor`` (an upper bound).
         """
-        screened = self.design.screening.approximate(residual)
+        screened = yield (self.design.screening, residual)
         if screened is None:    # products could overflow float32: float64 throughout
             values = np.abs(self.design.rows(np.arange(self.design.shape[0])) @ residual)
             values[exclude] = 0.0
@@ -125,3 +137,45 @@ class CorrelationScreen:
         local = largest_first(exact, np.flatnonzero(exact > floor), count)
         top = float(exact[local[0]]) if local.size else floor
         return candidates[local], exact[local], top
+
+
+ScreenRequest = Tuple[Screening, np.ndarray]
+Search = Generator[ScreenRequest, Any, Any]
+
+
+def run_alone(search: Search) -> Any:
+    """Run a generator of screen requests (:meth:`CorrelationScreen.search`, a Lasso
+    path), approximating each request as it comes; returns its value."""
+    try:
+        request = next(search)
+        while True:
+            request = search.send(request[0].approximate(request[1]))
+    except StopIteration as stop:
+        return stop.value
+
+
+def run_together(searches: Sequence[Search]) -> List[Any]:
+    """Run several generators of screen requests side by side; returns their values.
+
+    Each round, every generator still running has one request pending; the
+    requests are approximated together (:func:`~tools.statistics.design.approximate_together`:
+    one product of the shared copy with all of their residuals, instead of
+    one pass over the copy each).
+    """
+    results: List[Any] = [None] * len(searches)
+    pending: dict = {}
+    for index, search in enumerate(searches):
+        try:
+            pending[index] = next(search)
+        except StopIteration as stop:
+            results[index] = stop.value
+    while pending:
+        answers = approximate_together(list(pending.values()))
+        running: dict = {}
+        for (index, _), answer in zip(pending.items(), answers):
+            try:
+                running[index] = searches[index].send(answer)
+            except StopIteration as stop:
+                results[index] = stop.value
+        pending = running
+    return results

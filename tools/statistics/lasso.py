@@ -51,7 +51,7 @@ from scipy.linalg.lapack import dpotrf, dtrtri
 from threadpoolctl import ThreadpoolController
 
 from tools.statistics.design import Design, as_design
-from tools.statistics.kkt_screen import CorrelationScreen
+from tools.statistics.kkt_screen import CorrelationScreen, Search, run_alone, run_together
 from tools.statistics.rounding import FLOAT32_LIMIT, float32_product_bound
 
 logger = logging.getLogger(__name__)
@@ -753,12 +753,39 @@ def lasso_grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequen
     BLAS runs single-threaded inside this function.
     """
     with _blas().limit(limits=1, user_api="blas"):
-        return _grid_path(XT, y, alphas, initial_size, candidates, kkt_tol)
+        return run_alone(_grid_path(XT, y, alphas, initial_size, candidates, kkt_tol))
+
+
+def lasso_grid_paths(problems: Sequence[Tuple[Union[np.ndarray, Design], np.ndarray]],
+                     alphas: Sequence[float], *, kkt_tol: float = KKT_TOL) -> List[LassoPath]:
+    """:func:`lasso_grid_path` of several problems, side by side.
+
+    The paths advance in turn, each to its next KKT check, and the checks'
+    products ``X^T r`` over all genes are done together: one product of the
+    shared float32 copy with every path's residual (the folds of a problem,
+    :func:`~tools.statistics.design.problem_designs`), which reads the copy
+    once instead of once per path. Each path is the one
+    :func:`lasso_grid_path` follows alone (its checks see the same genes).
+
+    Parameters
+    ----------
+    problems : sequence of (design, y)
+        As :func:`lasso_grid_path`'s ``XT`` and ``y``.
+    alphas : sequence of float
+        The penalties, for every problem.
+    kkt_tol : float
+        Relative KKT tolerance of the certification.
+    """
+    with _blas().limit(limits=1, user_api="blas"):
+        return run_together([_grid_path(XT, y, alphas, None, None, kkt_tol)
+                             for XT, y in problems])
 
 
 def _grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequence[float],
                initial_size: Optional[int], candidates: Optional[np.ndarray],
-               kkt_tol: float) -> LassoPath:
+               kkt_tol: float) -> Search:
+    """The path as a generator of screen requests (``kkt_screen.run_alone``,
+    ``run_together``); its value is the :class:`LassoPath`."""
     design = as_design(XT)
     y = np.asarray(y, dtype=float)
     p, n = design.shape
@@ -770,7 +797,7 @@ def _grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequence[fl
     size = min(p, initial_size or max(2 * n, 100))
     screen = CorrelationScreen(design)
     # the genes most correlated with y, largest |x_j^T y| first (ties: smaller index)
-    start, _, top = screen.largest(y, np.zeros(0, dtype=int), 0.0, size)
+    start, _, top = yield from screen.search(y, np.zeros(0, dtype=int), 0.0, size)
     if top <= 1e-14 * max(1.0, float(np.abs(y).sum())):
         return LassoPath(alphas, coefs, violation)
     if candidates is not None and len(candidates):
@@ -782,16 +809,16 @@ def _grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequence[fl
     for index in np.argsort(-alphas, kind="stable"):
         target = n * alphas[index]
         if target < state.level:
-            state, taken, violation[index], stride, path = _certified_descent(
+            state, taken, violation[index], stride, path = yield from _certified_descent(
                 working, y, state, target, kkt_tol, stride, path)
             steps += taken
         coefs[index, state.active] = state.coef
     return LassoPath(alphas, coefs, violation, steps, int(working.genes.size))
 
 
-def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
-             ) -> Tuple[float, np.ndarray, np.ndarray]:
-    """KKT check of the current point on every gene.
+def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float) -> Search:
+    """KKT check of the current point on every gene (a generator of one screen
+    request; its value is ``(worst, violators, near)``).
 
     Returns
     -------
@@ -810,9 +837,9 @@ def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
     # the outside genes nearest to the boundary, ranked, with exact values, and
     # every violator (up to ``limit``)
     violation_level = level * (1.0 + kkt_tol)
-    ranked, values, top = working.screen.largest(path.residual(), working.genes,
-                                                 NEAR_FRACTION * level, NEAR_BOUNDARY,
-                                                 violation_level, limit)
+    ranked, values, top = yield from working.screen.search(path.residual(), working.genes,
+                                                           NEAR_FRACTION * level, NEAR_BOUNDARY,
+                                                           violation_level, limit)
     inside = np.abs(path.corr)
     inside[path.is_active] = 0.0
     worst = max(top, float(inside.max(initial=0.0))) / level - 1.0
@@ -836,8 +863,9 @@ def _resume_point(working: _WorkingSet, path: _Homotopy, added: np.ndarray,
 
 def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, target: float,
                        kkt_tol: float, stride: int = 16, path: Optional[_Homotopy] = None
-                       ) -> Tuple[_State, int, float, int, _Homotopy]:
-    """Descend from a certified state to ``target``, checking KKT on every gene.
+                       ) -> Search:
+    """Descend from a certified state to ``target``, checking KKT on every gene (a
+    generator of the checks' screen requests).
 
     The working-set homotopy pauses every ``stride`` events for a full KKT
     check. A failed check sends the violating genes into the working set and
@@ -857,7 +885,7 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
         path.descend(target, stride, working.genes)
         steps += path.steps
         path.steps = 0
-        worst, violators, near = _certify(working, path, kkt_tol)
+        worst, violators, near = yield from _certify(working, path, kkt_tol)
         if violators.size:
             added = np.union1d(violators, near)
             resume = _resume_point(working, path, added, state, kkt_tol)

@@ -41,8 +41,8 @@ class LassoModel(StatisticalModel):
                        penalties: Sequence[Optional[float]], folds: List[np.ndarray],
                        executor: Optional[Executor] = None, XT: Optional[np.ndarray] = None,
                        designs: Optional[Sequence[StandardizedDesign]] = None) -> GridCV:
-        """The whole grid per fold in one certified path (folds run in sequence:
-        each seeds the next one's working set). ``XT``, ``designs``: see
+        """The whole grid per fold in one certified path (the folds' paths side by
+        side, their checks' products shared). ``XT``, ``designs``: see
         :func:`~tools.statistics.crossval.cross_validate_lasso_grid`."""
         return cross_validate_lasso_grid(X, y, Z, gene_names, reference, penalties, folds,
                                          XT=XT, designs=designs)
