@@ -314,3 +314,39 @@ def test_knot_residuals_are_the_event_by_event_residuals(monkeypatch):
     monkeypatch.setattr(lasso._Homotopy, "descend", checking)
     lasso.lasso_grid_path(np.ascontiguousarray(X.T), y, GRID, initial_size=20)
     assert sum(compared) > 50
+
+
+def test_paths_side_by_side_are_the_paths_alone():
+    # lasso_grid_paths advances several paths in turn and does their KKT
+    # checks' products together (one product of the folds' shared float32
+    # copy); each path must be the one lasso_grid_path follows alone: same
+    # events, supports and coefficients, every grid point certified. Mixed in:
+    # a dense design of its own and one too large for float32 (float64 checks).
+    from tools.statistics.crossval import make_folds
+    from tools.statistics.design import problem_designs
+    from tools.statistics.lasso import lasso_grid_paths
+    from tools.statistics.residualize import residualize
+
+    X, y = _problem(21, 60, 500, structured=True)
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(60, 1))
+    folds = make_folds(y, False)
+    _, designs = problem_designs(np.ascontiguousarray(X.T), Z, folds)
+    problems = []
+    for test, design in zip(folds, designs):
+        train = np.setdiff1d(np.arange(60), test)
+        problems.append((design, residualize(y[train], Z[train])[0]))
+    dense, _ = _problem(22, 40, 300, structured=True)
+    X3, y3 = _problem(23, 40, 300)
+    problems += [(np.ascontiguousarray(dense.T), y3),
+                 (np.ascontiguousarray(X3.T) * 1e31, y3 * 1e31)]
+    grids = [GRID] * 6 + [GRID * 1e62]
+    together = lasso_grid_paths(problems[:6], GRID) + lasso_grid_paths(problems[6:], grids[6])
+    for (XT, target), grid, path in zip(problems, grids, together):
+        alone = lasso_grid_path(XT, target, grid)
+        assert path.n_steps == alone.n_steps
+        for i in range(grid.size):
+            assert set(path.support(i)) == set(alone.support(i))
+            np.testing.assert_allclose(path.coefs[i], alone.coefs[i], rtol=1e-9,
+                                       atol=1e-12 * np.abs(alone.coefs[i]).max(initial=0.0))
+        assert np.all(path.kkt_violation <= 1e-6)
