@@ -143,8 +143,9 @@ class Screening:
         """
         return approximate_together([(self, residual)])[0]
 
-    def prepare(self, residual: np.ndarray) -> Optional[np.ndarray]:
-        """The float32 vector the copy is multiplied by (None: use float64)."""
+    def prepare(self, residual: np.ndarray) -> Optional[Tuple[np.ndarray, float, float]]:
+        """The float32 vector the copy is multiplied by, ``||r||`` and ``max |r|``
+        (None: the products could leave float32's range, use float64)."""
         if not self.usable():
             return None
         r_norm = float(np.sqrt(residual @ residual))
@@ -153,15 +154,15 @@ class Screening:
                 or max(self.copy.norm_max, self.row_norm) * r_norm >= FLOAT32_LIMIT):
             return None
         if self.columns is None:
-            return residual.astype(np.float32)
+            return residual.astype(np.float32), r_norm, r_max
         vector = np.zeros(self.copy.single.shape[1], dtype=np.float32)
         vector[self.columns] = residual
-        return vector
+        return vector, r_norm, r_max
 
-    def finish(self, values: np.ndarray, residual: np.ndarray) -> Tuple[np.ndarray, float]:
-        """:meth:`approximate` from the copy's product ``values`` (float32, changed in place)."""
-        r_norm = float(np.sqrt(residual @ residual))
-        r_max = float(np.max(np.abs(residual), initial=0.0))
+    def finish(self, values: np.ndarray, residual: np.ndarray, r_norm: float, r_max: float
+               ) -> Tuple[np.ndarray, float]:
+        """:meth:`approximate` from the copy's product ``values`` (float32, changed in
+        place) and :meth:`prepare`'s norms of the residual."""
         n = self.copy.single.shape[1]
         bound = float32_product_bound(n, self.row_norm, r_norm, r_max)
         if self.factor is None:
@@ -200,18 +201,18 @@ def approximate_together(requests: Sequence[Tuple[Screening, np.ndarray]]
     results: List[Optional[Tuple[np.ndarray, float]]] = [None] * len(requests)
     groups: dict = {}
     for index, (screening, residual) in enumerate(requests):
-        vector = screening.prepare(residual)
-        if vector is not None:
-            groups.setdefault(id(screening.copy), []).append((index, vector))
+        prepared = screening.prepare(residual)
+        if prepared is not None:
+            groups.setdefault(id(screening.copy), []).append((index, prepared))
     for members in groups.values():
         single = requests[members[0][0]][0].copy.single
         if len(members) == 1:
-            products = (single @ members[0][1])[None, :]
+            products = (single @ members[0][1][0])[None, :]
         else:   # (f, N) @ (N, p): the copy read once
-            products = np.stack([vector for _, vector in members]) @ single.T
-        for (index, _), values in zip(members, products):
+            products = np.stack([prepared[0] for _, prepared in members]) @ single.T
+        for (index, (_, r_norm, r_max)), values in zip(members, products):
             screening, residual = requests[index]
-            results[index] = screening.finish(values, residual)
+            results[index] = screening.finish(values, residual, r_norm, r_max)
     return results
 
 
