@@ -542,14 +542,31 @@ class FoldSums:
         self.held = np.empty((p, folds))
         self.held_squares = np.empty((p, folds))
         self.held_z = np.empty((k, p, folds)) if k else None
-        self.total = np.zeros(p)
-        self.total_z = np.zeros((k, p)) if k else None
+        self.total = np.empty(p)
+        self.total_z = np.empty((k, p)) if k else None
 
-    def close(self) -> None:
-        """Totals from the folds (which partition the samples)."""
-        self.total = self.held.sum(axis=1)
+    @staticmethod
+    def weights(membership: np.ndarray, Z: Optional[np.ndarray]) -> np.ndarray:
+        """The columns a centred block is multiplied by: each fold's indicator, ones,
+        and with covariates each covariate times each indicator, then each covariate."""
+        columns = [membership, np.ones((membership.shape[0], 1))]
+        if Z is not None:
+            columns += [membership * Z[:, [c]] for c in range(Z.shape[1])] + [Z]
+        return np.hstack(columns)
+
+    def write(self, rows: slice, centred: np.ndarray, weights: np.ndarray,
+              membership: np.ndarray) -> None:
+        """The sums of one centred block of genes (``rows`` of the gene axis)."""
+        folds = self.held.shape[1]
+        products = centred @ weights
+        self.held[rows] = products[:, :folds]
+        self.total[rows] = products[:, folds]
         if self.held_z is not None:
-            self.total_z = self.held_z.sum(axis=2)
+            k = self.held_z.shape[0]
+            self.held_z[:, rows] = (products[:, folds + 1:folds + 1 + k * folds]
+                                    .reshape(-1, k, folds).transpose(1, 0, 2))
+            self.total_z[:, rows] = products[:, folds + 1 + k * folds:].T
+        self.held_squares[rows] = (centred * centred) @ membership
 
 
 def problem_designs(raw: np.ndarray, Z: Optional[np.ndarray] = None,
@@ -570,7 +587,7 @@ def problem_designs(raw: np.ndarray, Z: Optional[np.ndarray] = None,
     Z : numpy.ndarray, optional
         Covariates of all samples (``(N,)`` or ``(N, k)``).
     folds : sequence of numpy.ndarray
-        Held-out samples of each fold (together: every sample once).
+        Held-out samples of each fold (a fold trains on all the others).
     block : int
         Genes per block (as :func:`standardized_design`).
 
@@ -588,13 +605,12 @@ def problem_designs(raw: np.ndarray, Z: Optional[np.ndarray] = None,
     adjusting = Z is not None
     gamma = residual_deviation = z_mean = None
     k = 0
-    weights = membership
     if adjusting:
         Z = as_matrix(Z, N)
         k = Z.shape[1]
         z_mean, projection, centred_z = _covariate_projection(Z)
         gamma, residual_deviation = np.empty((k, p)), np.empty(p)
-        weights = np.hstack([membership] + [membership * Z[:, [c]] for c in range(k)])
+    weights = FoldSums.weights(membership, Z)
     sums = FoldSums(p, len(folds), k)
     mean, deviation = sums.centre, np.empty(p)
     single = np.empty((p, N), dtype=np.float32)
@@ -610,17 +626,11 @@ def problem_designs(raw: np.ndarray, Z: Optional[np.ndarray] = None,
         deviation[start:stop] = np.sqrt(squares / N)
         np.copyto(single[start:stop], chunk, casting="same_kind")
         if folds:
-            held = chunk @ weights
-            sums.held[start:stop] = held[:, :len(folds)]
-            if k:
-                sums.held_z[:, start:stop] = (held[:, len(folds):]
-                                              .reshape(-1, k, len(folds)).transpose(1, 0, 2))
-            sums.held_squares[start:stop] = (chunk * chunk) @ membership
+            sums.write(slice(start, stop), chunk, weights, membership)
         provisional = _provisional(deviation[start:stop])[:, None]
         if adjusting:
             _adjust_block(chunk, provisional, projection, centred_z, gamma[:, start:stop],
                           residual_deviation[start:stop])
-    sums.close()
     # float32 rounding of each entry: relative 2^-24, far inside the factor 1.001
     copy = ScreeningCopy(single, 1.001 * np.sqrt(sums.squares))
     final, _ = _finish(raw, None, Z, mean, deviation, gamma, residual_deviation, z_mean)

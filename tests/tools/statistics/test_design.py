@@ -179,3 +179,18 @@ def test_products_of_several_residuals():
     genes = np.array([0, 5, 17, 199])
     np.testing.assert_allclose(design.products(genes, residuals),
                                design.rows(genes) @ residuals, rtol=1e-10, atol=1e-12)
+
+
+def test_folds_need_not_cover_the_samples():
+    # a fold trains on every sample but its own held-out ones, whatever the
+    # other folds hold (the all-sample sums are computed, not added up)
+    raw = _raw(8, p=300, n=60)
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(60, 1))
+    folds = [np.arange(0, 10), np.arange(25, 31)]
+    _, designs = problem_designs(raw, Z, folds)
+    genes = np.arange(300)
+    for test, design in zip(folds, designs):
+        train = np.setdiff1d(np.arange(60), test)
+        gathered = standardized_design(raw, train, Z[train])
+        np.testing.assert_allclose(design.rows(genes), gathered.rows(genes), rtol=0, atol=1e-9)
