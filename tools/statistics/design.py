@@ -92,7 +92,10 @@ class Screening:
     ``x_j^T r = factor_j (c_j^T r_spread) + mean_shift_j sum(r)
     - (Z_c^T r) . gamma_shift_j`` with ``c_j`` the copy's row, ``r_spread``
     the residual placed at ``columns`` (zeros elsewhere). Without factor the
-    copy's rows are the design's rows.
+    copy's rows are the design's rows. The residuals screened are orthogonal
+    to the training samples' ones and centred covariates, so the two shift
+    terms are round-off: they are bounded (``max |mean_shift| |sum(r)|``,
+    ``max ||gamma_shift_j|| ||Z_c^T r||``) rather than computed.
 
     Parameters
     ----------
@@ -120,6 +123,11 @@ class Screening:
         self.gamma_shift = gamma_shift
         self.centred_z = centred_z
         self.factor32 = None if factor is None else factor.astype(np.float32)
+        self.mean_shift_max = (float(np.max(np.abs(mean_shift), initial=0.0))
+                               if mean_shift is not None else 0.0)
+        self.gamma_shift_max = (float(np.sqrt(np.max(np.einsum("kp,kp->p", gamma_shift,
+                                                                 gamma_shift), initial=0.0)))
+                                if gamma_shift is not None else 0.0)
         if factor is None:
             self.row_norm, self.factor_max = copy.norm_max, 1.0
         else:
@@ -167,25 +175,23 @@ class Screening:
         bound = float32_product_bound(n, self.row_norm, r_norm, r_max)
         if self.factor is None:
             return np.abs(values, out=values), bound
-        # scaled and shifted in float32 too: each of the multiplication by the
-        # rounded factor, the rounded shift and the addition costs at most
-        # 2^-24 of the magnitudes (4 u below, with the subnormal range)
+        # scaled in float32 too: the multiplication by the rounded factor costs
+        # at most 2 u of the magnitude (3 u below, with the subnormal range)
         values *= self.factor32
-        shift = None
-        if self.mean_shift is not None:
-            shift = self.mean_shift * float(residual.sum())
-        if self.gamma_shift is not None:
-            offset = (self.centred_z.T @ residual) @ self.gamma_shift
-            shift = -offset if shift is None else shift - offset
-        magnitude = self.row_norm * r_norm
-        if shift is not None:
-            values += shift.astype(np.float32)
-            magnitude += float(np.max(np.abs(shift), initial=0.0))
         np.abs(values, out=values)
+        # The shifts are left out and bounded instead: the residual is
+        # orthogonal to the training samples' ones and centred covariates, so
+        # sum(r) and Z_c^T r are round-off
+        shift = 0.0
+        if self.mean_shift is not None:
+            shift += self.mean_shift_max * abs(float(residual.sum()))
+        if self.gamma_shift is not None:
+            projected = self.centred_z.T @ residual
+            shift += self.gamma_shift_max * float(np.sqrt(projected @ projected))
         # (a factor in float32's subnormal range is off by up to 2^-149 absolutely)
         bound += (2.0 * n * SMALLEST_32 * self.factor_max * (r_max + 2.0)
-                  + 4.0 * UNIT_ROUNDOFF_32 * (1.1 * magnitude + bound)
-                  + SMALLEST_32 * (self.copy.norm_max * r_norm + 4.0))
+                  + 3.0 * UNIT_ROUNDOFF_32 * (1.1 * self.row_norm * r_norm + bound)
+                  + SMALLEST_32 * (self.copy.norm_max * r_norm + 4.0) + 1.01 * shift)
         return values, bound
 
 
