@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Benchmark of the statistical analysis engine (issues 3 and 16, "Performance").
+"""Benchmark of the statistical analysis engine (issues 3, 16 and 27, "Performance").
 
 1. Full-size problems (n = 167 samples, p = 18,530 genes, generated): the
    complete analysis of a problem (batch detection, 5 folds x 7 penalties,
@@ -8,9 +8,18 @@
    is timed with one thread and with the threads ``regress.py -j 1`` gives a
    problem on this machine (:func:`genotex.regress.runner.threads_per_problem`: the
    LMM's fold fits and final fit run side by side; the Lasso path stays
-   sequential). The load average and the time of a 167 x 18,530 float64
-   matrix-vector product are printed before and after, since other jobs on
-   the machine slow every figure.
+   sequential). Every time is also given in **gemv units**: the time divided
+   by that of one single-threaded float64 matrix-vector product ``v @ X`` with
+   the problem's own ``167 x 18,530`` gene matrix, measured in the same
+   process just before each run of the problem (median of 50), so the unit
+   follows the machine's state (other jobs, clock, cache) and the figure is
+   comparable between machines.
+
+   With ``--before REF`` the same problems are also run by the code of the git
+   revision ``REF`` (``git archive`` into a temporary folder), side by side:
+   one worker process per code version, the problems handed to them
+   alternately (before, after, before, ...), each worker measuring its own
+   gemv unit; the result documents of both are compared byte for byte.
 2. The naive baseline on the same data: scikit-learn ``Lasso`` fitted cold for
    every penalty and fold plus the final fit (upstream's way), its time, the
    speed-up and the Jaccard agreement of the genes selected at the chosen
@@ -27,29 +36,36 @@
 
 Targets (issue 16): Lasso <= 0.25 s and LMM <= 0.15 s per problem on one
 core, >= 50x the naive loop, the whole set in <= 5 minutes with ``-j 2``.
+Targets (issue 27, machine-independent): Lasso <= 200 gemv and LMM <= 100
+gemv per problem, with identical result documents.
 
 Usage::
 
     python benchmarks/bench_regress.py                 # everything
     python benchmarks/bench_regress.py --skip-full-set # parts 1-2 only
+    python benchmarks/bench_regress.py --skip-full-set --no-naive --before main
     python benchmarks/bench_regress.py --full-set-only --jobs 2
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
 import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -59,7 +75,9 @@ from sklearn.linear_model import Lasso as SkLasso
 from threadpoolctl import threadpool_limits
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+# the code under test: this checkout, or (a worker of ``--before``) another tree
+CODE_ENV = "GENOTEX_BENCH_CODE"
+sys.path.insert(0, os.environ.get(CODE_ENV, str(REPO)))
 
 from genotex.regress.runner import RunSettings, run_problems, threads_per_problem  # noqa: E402
 from tools.statistics.crossval import PENALTY_GRID, make_folds, train_indices  # noqa: E402
@@ -87,30 +105,186 @@ def full_size_problem(seed: int, n: int = N_SAMPLES, p: int = N_GENES) -> Proble
     return ProblemData(Problem("Bench_Trait"), X, y, None, names, [], reference, ("GSE0",))
 
 
-def machine_state() -> str:
-    """Load average and the median time of a 167 x 18,530 float64 gemv (one thread)."""
-    rng = np.random.default_rng(0)
-    matrix, vector = rng.normal(size=(N_SAMPLES, N_GENES)), rng.normal(size=N_SAMPLES)
+def gemv_seconds(matrix: np.ndarray, runs: int = 50) -> float:
+    """Median time of one single-threaded float64 ``v @ matrix`` (the gemv unit)."""
+    vector = np.random.default_rng(0).normal(size=matrix.shape[0])
     times = []
     with threadpool_limits(1):
-        for _ in range(200):
+        for _ in range(runs):
             start = time.perf_counter()
             vector @ matrix
             times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def machine_state() -> str:
+    """Load average and the median time of a 167 x 18,530 float64 gemv (one thread)."""
+    matrix = np.random.default_rng(0).normal(size=(N_SAMPLES, N_GENES))
     return (f"load average {os.getloadavg()[0]:.2f}, "
-            f"gemv {N_SAMPLES}x{N_GENES} {1e3 * statistics.median(times):.2f} ms")
+            f"gemv {N_SAMPLES}x{N_GENES} {1e3 * gemv_seconds(matrix, 200):.2f} ms")
+
+
+def document_digest(document: dict) -> str:
+    """SHA-256 of a result document's JSON (the bytes ``regress.py`` would write)."""
+    return hashlib.sha256(json.dumps(document, indent=4).encode("utf-8")).hexdigest()
 
 
 def time_analysis(data: ProblemData, config: AnalysisConfig, repeats: int, workers: int = 1
-                  ) -> Tuple[float, float, dict]:
-    """Best wall time and best CPU time of ``analyze`` over ``repeats`` runs."""
-    best, best_cpu, document = np.inf, np.inf, {}
+                  ) -> Dict[str, Any]:
+    """Best wall and CPU time of ``analyze`` over ``repeats`` runs, each preceded by a
+    gemv of the problem's matrix (the unit: median over the runs)."""
+    best, best_cpu, units, document = np.inf, np.inf, [], {}
+    matrix = np.ascontiguousarray(data.X, dtype=float)
     for _ in range(repeats):
+        units.append(gemv_seconds(matrix))
         start, start_cpu = time.perf_counter(), time.process_time()
         document = analyze(data, config, workers=workers)
         best = min(best, time.perf_counter() - start)
         best_cpu = min(best_cpu, time.process_time() - start_cpu)
-    return best, best_cpu, document
+    gemv = statistics.median(units)
+    return {"seconds": best, "cpu": best_cpu, "gemv": gemv, "units": best / gemv,
+            "cpu_units": best_cpu / gemv,
+            "genes": len(document["significant_genes"]["Variable"]),
+            "digest": document_digest(document), "document": document}
+
+
+MODELS = {"Lasso": {}, "LMM": {"batch_gap_numerator": 0.0}}   # any spectrum gap -> LMM path
+
+
+def run_request(request: Dict[str, Any], problems: Dict[int, ProblemData]) -> Dict[str, Any]:
+    """Time one (problem, model, threads) of part 1 in this process."""
+    seed = int(request["seed"])
+    if seed not in problems:
+        problems[seed] = full_size_problem(seed)
+    config = AnalysisConfig(**MODELS[request["model"]])
+    with threadpool_limits(1):
+        return time_analysis(problems[seed], config, int(request["repeats"]),
+                             int(request["threads"]))
+
+
+def serve_requests() -> None:
+    """``--timing-worker``: answer timing requests (JSON lines on stdin) of the parent.
+
+    The code timed is that of the folder named by ``GENOTEX_BENCH_CODE``
+    (this checkout by default); the replies leave the document out (its
+    digest stays).
+    """
+    problems: Dict[int, ProblemData] = {}
+    for line in sys.stdin:
+        reply = run_request(json.loads(line), problems)
+        reply.pop("document")
+        print(json.dumps(reply), flush=True)
+
+
+class TimingWorker:
+    """A worker process timing problems with the code of ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        env = dict(os.environ, **{CODE_ENV: str(root)})
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--timing-worker"], env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, request: Dict[str, Any]) -> Dict[str, Any]:
+        """Send one request and wait for its reply."""
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"timing worker exited with {self.process.wait()}")
+        return json.loads(line)
+
+    def close(self) -> None:
+        """End the worker (its stdin closes)."""
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def export_revision(ref: str, folder: Path) -> Path:
+    """The files of git revision ``ref`` of this checkout, written under ``folder``."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref], check=True,
+                             capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def describe(result: Dict[str, Any], threads: int) -> str:
+    """``0.204 s (290 gemv; CPU 280)``: wall time, and with one thread the CPU time too
+    (which other jobs' time slices leave out), in gemv units."""
+    cpu = f"; CPU {result['cpu_units']:.0f}" if threads == 1 else ""
+    return f"{result['seconds']:.3f} s ({result['units']:.0f} gemv{cpu})"
+
+
+def part_full_size(n_problems: int, repeats: int, naive: bool, before: Optional[str] = None
+                   ) -> None:
+    """Parts 1 and 2 (side by side with revision ``before`` when given)."""
+    workers = threads_per_problem(1)
+    targets = {"Lasso": (0.25, 200), "LMM": (0.15, 100)}  # issues 16 (s) and 27 (gemv)
+    runs = [(model, threads) for model in MODELS for threads in sorted({1, workers})]
+    results: Dict[Tuple[str, str, int], List[Dict[str, Any]]] = {}
+    first: Dict[str, Any] = {}
+    print(f"before: {machine_state()}", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        versions: Dict[str, Optional[TimingWorker]] = {"after": None}
+        if before:
+            old = export_revision(before, Path(folder))
+            versions = {"before": TimingWorker(old), "after": TimingWorker(REPO)}
+        problems: Dict[int, ProblemData] = {}
+        for seed in range(n_problems):
+            line = []
+            for model, threads in runs:
+                request = {"seed": seed, "model": model, "threads": threads, "repeats": repeats}
+                parts, digests = [], set()
+                for version, worker in versions.items():
+                    result = worker.run(request) if worker else run_request(request, problems)
+                    results.setdefault((version, model, threads), []).append(result)
+                    digests.add(result["digest"])
+                    parts.append((f"{version} " if before else "") + describe(result, threads))
+                    if model == "Lasso" and threads == 1 and seed == 0 and not worker:
+                        first = {"data": problems[seed], "result": result}
+                same = "" if not before else (", same document" if len(digests) == 1
+                                              else ", DOCUMENTS DIFFER")
+                line.append(f"{model} {threads}t " + " / ".join(parts) + same)
+            genes = results[("after", "LMM", 1)][-1]["genes"]
+            print(f"problem {seed}: " + "; ".join(line)
+                  + f" ({results[('after', 'Lasso', 1)][-1]['genes']} / {genes} genes)",
+                  flush=True)
+        for worker in versions.values():
+            if worker:
+                worker.close()
+    for (version, model, threads), values in results.items():
+        seconds = statistics.median(r["seconds"] for r in values)
+        units = statistics.median(r["units"] for r in values)
+        gemv = statistics.median(r["gemv"] for r in values)
+        limit, limit_units = targets[model]
+        label = "1 thread" if threads == 1 else f"{threads} threads (regress.py -j 1 here)"
+        verdict = (f"{'meets' if seconds <= limit else 'MISSES'} <= {limit} s, "
+                   f"{'meets' if units <= limit_units else 'MISSES'} <= {limit_units} gemv")
+        cpu = ""
+        if threads == 1:
+            cpu = (f"; CPU {statistics.median(r['cpu'] for r in values):.3f} s = "
+                   f"{statistics.median(r['cpu_units'] for r in values):.0f} gemv")
+        print(f"median per {model} problem, {label}" + (f", {version}" if before else "")
+              + f": {seconds:.3f} s = {units:.0f} gemv{cpu} (gemv {1e3 * gemv:.3f} ms) "
+              f"-> {verdict}")
+    print(f"after: {machine_state()} (2 cores; other jobs slow every figure)")
+    if naive:
+        if not first:
+            first = {"data": full_size_problem(0)}
+            with threadpool_limits(1):
+                first["result"] = time_analysis(first["data"], AnalysisConfig(), 1)
+        data, document = first["data"], first["result"]["document"]
+        penalty = document["analysis"]["penalty"]
+        seconds, naive_genes = naive_baseline(data, penalty)
+        ours = set(document["significant_genes"]["Variable"])
+        union = ours | naive_genes
+        jaccard = len(ours & naive_genes) / len(union) if union else 1.0
+        print(f"naive baseline (cold scikit-learn Lasso, 7 penalties x 5 folds + final): "
+              f"{seconds:.1f} s; speed-up {seconds / first['result']['seconds']:.0f}x "
+              f"(target >= 50x)")
+        print(f"selected genes at the chosen penalty {penalty}: ours {len(ours)}, "
+              f"naive {len(naive_genes)}, Jaccard {jaccard:.3f}")
 
 
 def naive_baseline(data: ProblemData, penalty: float) -> Tuple[float, set]:
@@ -134,50 +308,6 @@ def naive_baseline(data: ProblemData, penalty: float) -> Tuple[float, set]:
 def residual_of(y: np.ndarray) -> np.ndarray:
     """``y`` minus its mean."""
     return y - y.mean()
-
-
-def part_full_size(n_problems: int, repeats: int, naive: bool) -> None:
-    """Parts 1 and 2."""
-    workers = threads_per_problem(1)
-    runs = {"Lasso": AnalysisConfig(),
-            "LMM": AnalysisConfig(batch_gap_numerator=0.0)}  # any spectrum gap -> LMM path
-    targets = {"Lasso": 0.25, "LMM": 0.15}  # issue 16
-    wall: Dict[Tuple[str, int], List[float]] = {}
-    first: Dict[str, object] = {}
-    print(f"before: {machine_state()}", flush=True)
-    with threadpool_limits(1):
-        for seed in range(n_problems):
-            data = full_size_problem(seed)
-            line = []
-            for model, config in runs.items():
-                for threads in sorted({1, workers}):
-                    seconds, _, document = time_analysis(data, config, repeats, threads)
-                    wall.setdefault((model, threads), []).append(seconds)
-                    line.append(f"{model} {threads}t {seconds:.3f} s")
-                    if model == "Lasso" and threads == 1 and seed == 0:
-                        first = {"data": data, "document": document, "seconds": seconds}
-                genes = len(document["significant_genes"]["Variable"])
-                line.append(f"({genes} genes)")
-            print(f"problem {seed}: " + " ".join(line), flush=True)
-        for (model, threads), seconds in wall.items():
-            median = statistics.median(seconds)
-            meets = "meets" if median <= targets[model] else "MISSES"
-            label = "1 thread" if threads == 1 else f"{threads} threads (regress.py -j 1 here)"
-            print(f"median per {model} problem, {label}: {median:.3f} s -> {meets} the target "
-                  f"<= {targets[model]} s")
-        print(f"after: {machine_state()} (2 cores; other jobs slow every figure)")
-        if naive:
-            data, document = first["data"], first["document"]
-            penalty = document["analysis"]["penalty"]
-            seconds, naive_genes = naive_baseline(data, penalty)
-            ours = set(document["significant_genes"]["Variable"])
-            union = ours | naive_genes
-            jaccard = len(ours & naive_genes) / len(union) if union else 1.0
-            print(f"naive baseline (cold scikit-learn Lasso, 7 penalties x 5 folds + final): "
-                  f"{seconds:.1f} s; speed-up {seconds / first['seconds']:.0f}x "
-                  f"(target >= 50x)")
-            print(f"selected genes at the chosen penalty {penalty}: ours {len(ours)}, "
-                  f"naive {len(naive_genes)}, Jaccard {jaccard:.3f}")
 
 
 # --------------------------------------------------------------------------- part 3
@@ -334,9 +464,17 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help="keep part 3's tree here")
     parser.add_argument("--regress-name", default="regress",
                         help="part 3 writes its results to WORKDIR/REGRESS_NAME")
+    parser.add_argument("--before", metavar="REF",
+                        help="also time parts 1 with the code of git revision REF, side by "
+                             "side (worker processes, problems handed out alternately)")
+    parser.add_argument("--timing-worker", action="store_true",
+                        help="internal: serve part 1's timing requests on stdin")
     args = parser.parse_args()
+    if args.timing_worker:
+        serve_requests()
+        return
     if not args.full_set_only:
-        part_full_size(args.problems, args.repeats, not args.no_naive)
+        part_full_size(args.problems, args.repeats, not args.no_naive, args.before)
     if not args.skip_full_set:
         if args.workdir:
             args.workdir.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,8 @@
   contributes its true negatives rather than a recall of 0; a continuous
   trait's normalized MSE and R^2 are means over the folds.
 * Lasso: the whole penalty grid (``1e-6 ... 1``, 7 values) is solved per fold
-  by one certified path (:func:`tools.statistics.lasso.lasso_grid_path`). The chosen
+  by one certified path, the five paths side by side so that their KKT checks
+  share one product of the genes (:func:`tools.statistics.lasso.lasso_grid_paths`). The chosen
   penalty maximizes the mean selection precision (ties: the smaller penalty);
   if no penalty ever selects a known gene, 0.1. Prediction and selection
   metrics are both those of the chosen penalty (so the reported selection
@@ -40,8 +41,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from tools.statistics.design import float32_scratch, standardized_design
-from tools.statistics.lasso import lasso_grid_path
+from tools.statistics.design import StandardizedDesign, problem_designs
+from tools.statistics.lasso import lasso_grid_paths
 from tools.statistics.lmm import FDR_THRESHOLD
 from tools.statistics.residualize import residualize
 from tools.statistics.standardize import standardize_rows
@@ -248,7 +249,8 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
                               penalties: Sequence[float] = PENALTY_GRID,
                               folds: Optional[List[np.ndarray]] = None,
                               XT: Optional[np.ndarray] = None,
-                              scratch: Optional[np.ndarray] = None) -> GridCV:
+                              designs: Optional[Sequence[StandardizedDesign]] = None
+                              ) -> GridCV:
     """Cross-validate every penalty of the grid at once.
 
     Parameters
@@ -263,31 +265,32 @@ def cross_validate_lasso_grid(X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarr
     XT : (p, n) C-contiguous float64 copy of ``X.T``, optional
         The transposed layout the folds are cut from, when the caller has it
         already (it is read, never modified).
-    scratch : float32 buffer for the folds' screening copies, optional
-        (:func:`~tools.statistics.design.float32_scratch`; one is made when absent).
+    designs : the folds' designs, optional
+        (:func:`~tools.statistics.design.problem_designs` with these folds;
+        made when absent).
     """
     y = np.asarray(y, dtype=float)
     binary = is_binary(y)
     folds = make_folds(y, binary) if folds is None else folds
-    if XT is None:
-        XT = np.ascontiguousarray(np.asarray(X, dtype=float).T)
-    if scratch is None:
-        scratch = float32_scratch(XT)
+    if designs is None:
+        if XT is None:
+            XT = np.ascontiguousarray(np.asarray(X, dtype=float).T)
+        _, designs = problem_designs(XT, Z, folds)
     names = np.asarray(gene_names, dtype=object)
     reference_set = set(reference)
     variance = float(np.var(y))
     predicted: List[List[np.ndarray]] = [[] for _ in penalties]
     selection: List[List[Dict[str, float]]] = [[] for _ in penalties]
     hits = [False] * len(penalties)
-    candidates = None
     support = np.zeros(0, dtype=int)
     supports = [np.zeros(0, dtype=int) for _ in penalties]
-    for test in folds:
-        train = train_indices(y.size, test)
-        Z_train, Z_test = _rows(Z, train), _rows(Z, test)
-        design = standardized_design(XT, train, Z_train, scratch=scratch)
-        residual, covariates = residualize(y[train], Z_train)
-        path = lasso_grid_path(design, residual, penalties, candidates=candidates)
+    fits = [residualize(y[train_indices(y.size, test)], _rows(Z, train_indices(y.size, test)))
+            for test in folds]
+    # the folds' paths side by side: their KKT checks share one product each round
+    paths = lasso_grid_paths([(design, residual) for design, (residual, _) in zip(designs, fits)],
+                             penalties)
+    for test, design, (_, covariates), path in zip(folds, designs, fits, paths):
+        Z_test = _rows(Z, test)
         candidates = np.flatnonzero(np.any(path.coefs != 0, axis=0))
         # held-out samples transformed only for the genes the predictions use
         predictions = (path.coefs[:, candidates] @ design.other_rows(candidates, test, Z_test)

@@ -185,13 +185,14 @@ def analyze(data: ProblemData, config: AnalysisConfig = AnalysisConfig(),
     effect -> ``lmm``, else ``lasso``); see :mod:`tools.statistics.models`.
     ``workers > 1`` lets a model run independent fits in that many threads
     (the LMM's fold fits and final fit; call with single-threaded BLAS: each
-    thread's arithmetic is unchanged, so the document is the same bytes). The
-    Lasso path's folds depend on each other (each seeds the next one's
-    working set) and stay sequential.
+    thread's arithmetic is unchanged, so the document is the same bytes) and
+    the float32 Gram matrix of the batch-effect rule. The Lasso path's folds
+    advance side by side in one thread (their KKT checks share one product of
+    the genes; the paths' many small steps would gain nothing from threads).
     """
     binary = is_binary(data.y)
     folds = make_folds(data.y, binary, config.n_folds, config.seed)
-    batch = detect_batch_effect(data.X, config.batch_gap_numerator)
+    batch = detect_batch_effect(data.X, config.batch_gap_numerator, workers)
     model = resolve_model(config, batch)
     logger.debug("%s: cohorts %s, %d samples x %d genes, %s trait, batch effect: %s -> %s",
                  data.problem, ", ".join(data.cohorts), data.X.shape[0], data.X.shape[1],

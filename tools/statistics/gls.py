@@ -59,6 +59,7 @@ MARGIN = 0.9             # screen keeps genes whose rho^2 bound reaches MARGIN x
 DEGENERATE = 0.01        # genes nearly inside span(C) are always tested
 MAX_CANDIDATES = 0.5     # screen not worth it above this fraction of the genes
 VALID = 1e-10            # a gene with less than this share of its norm outside C is untestable
+UNIT_NORM_SLACK = 1e-3   # standardized genes: ||x||^2 within this share of n (float32: ~1e-5)
 
 
 @dataclass(frozen=True)
@@ -121,11 +122,17 @@ def statistics(model: NullModel, X: np.ndarray) -> Tuple[np.ndarray, np.ndarray,
     return coef, _logo_t(model, sxx, sxy, valid), valid
 
 
-def screen(model: NullModel, X: np.ndarray, threshold: float) -> Optional[np.ndarray]:
+def screen(model: NullModel, X: np.ndarray, threshold: float,
+           standardized: bool = False) -> Optional[np.ndarray]:
     """Genes whose p-value can be below ``threshold`` (a superset, increasing).
 
     ``None`` when the bound would not save work (no clear spikes, too many
     candidates, no residual variance, or no valid cut-off).
+
+    ``standardized``: the columns of ``X`` are standardized genes (each
+    ``||x||^2`` is ``n`` up to ``UNIT_NORM_SLACK``, or the gene is 0), so the
+    norms are bounded from both sides instead of computed (a pass over ``X``);
+    a zero column then has no product either and cannot pass.
     """
     n, p = X.shape
     mu = model.mu
@@ -139,19 +146,25 @@ def screen(model: NullModel, X: np.ndarray, threshold: float) -> Optional[np.nda
     rows = np.column_stack([model.E[:, top], model.QC, model.Py]).T.astype(X.dtype)
     product = (rows @ X).astype(float)                       # (r + rank + 1, p)
     spikes, in_c, sxy = product[:r], product[r:-1], product[-1]
-    norm2 = np.einsum("ij,ij->j", X, X).astype(float)
-    outside_c = norm2 - np.sum(in_c * in_c, axis=0)          # ||E'x||^2
-    rest_norm = np.maximum(outside_c - np.sum(spikes * spikes, axis=0), 0.0)
+    explained = np.sum(in_c * in_c, axis=0)
+    spiked = np.sum(spikes * spikes, axis=0)
+    if standardized:
+        norm2, norm2_up = (1.0 - UNIT_NORM_SLACK) * n, (1.0 + UNIT_NORM_SLACK) * n
+    else:
+        norm2 = norm2_up = np.einsum("ij,ij->j", X, X).astype(float)
+    outside_c = norm2 - explained                            # ||E'x||^2 (a lower bound)
+    rest_norm = np.maximum(outside_c - spiked, 0.0)
+    rest_norm_up = np.maximum(norm2_up - explained - spiked, 0.0)
     exact = model.w[top] @ (spikes * spikes)
     sxx_low = exact + model.w[rest].min() * rest_norm
-    sxx_up = exact + model.w[rest].max() * rest_norm
+    sxx_up = exact + model.w[rest].max() * rest_norm_up
     cut = -special.stdtrit(model.df, threshold / 2.0)
     c2 = cut * cut / model.df * np.maximum(1.0 - sxx_up / model.n_genes, 0.0)
     rho2_cut = c2 / (1.0 + c2)
     with np.errstate(divide="ignore", invalid="ignore"):
         rho2_up = sxy * sxy / (sxx_low * model.syy)
     keep = (outside_c <= DEGENERATE * norm2) | ~(rho2_up < MARGIN * rho2_cut)
-    candidates = np.flatnonzero(keep & (norm2 > 0.0))
+    candidates = np.flatnonzero(keep & (norm2 > 0.0))    # (all, when standardized)
     return None if candidates.size > MAX_CANDIDATES * p else candidates
 
 
@@ -163,12 +176,16 @@ class GeneTests:
     model : NullModel
     X : numpy.ndarray
         The standardized genes (kept by reference).
+    standardized : bool
+        ``X`` comes from the engine's standardization: the screen takes the
+        columns' norms as known (:func:`screen`).
     """
 
-    def __init__(self, model: NullModel, X: np.ndarray) -> None:
+    def __init__(self, model: NullModel, X: np.ndarray, standardized: bool = False) -> None:
         self.model = model
         self.df = model.df
         self._X = X
+        self._standardized = standardized
         self._significant: dict = {}
 
     @functools.cached_property
@@ -208,7 +225,7 @@ class GeneTests:
 
     def screened(self, threshold: float) -> Optional[np.ndarray]:
         """:func:`screen` of these tests."""
-        return screen(self.model, self._X, threshold)
+        return screen(self.model, self._X, threshold, self._standardized)
 
     def significant(self, threshold: float) -> Significant:
         """Genes with corrected p below ``threshold``, best first, with their statistics.

@@ -16,53 +16,28 @@ product over all genes (up to the last bit of a float64 product, which may
 differ between a gathered row and the full matrix). Data whose products
 could overflow float32 use float64 throughout.
 
-The genes come as a design (:mod:`tools.statistics.design`): its float32
-copy is screened and its exact rows are asked for the few candidates, so a
-fold's float64 standardized matrix is never written. A standardized design
-scales its float32 copy by the reciprocal of each gene's deviation (one more
-float64 rounding per entry, ``2^-53`` against the ``2^-24`` of the cast, well
-inside the factor 2 of the bound).
+The genes come as a design (:mod:`tools.statistics.design`): its screening
+gives the approximate values and their bound
+(:meth:`~tools.statistics.design.Screening.approximate`), and its exact rows
+(or their products, :meth:`~tools.statistics.design.StandardizedDesign.products`)
+the values of the few candidates, so a fold's float64 standardized matrix is
+never written. The designs of a problem screen on one float32 copy of the
+centred genes over all samples: a design's value is the copy's product with
+the residual (zeros on held-out samples) times the gene's reciprocal scale,
+plus the tiny shifts of its training mean and covariates, so the bound is
+that of the copy's rows times the largest scaled norm, plus the float64
+roundings of the scaling (``2^-50`` of the magnitudes).
 """
 
 from __future__ import annotations
 
-from typing import Tuple, Union
+from typing import Any, Generator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from tools.statistics.design import FLOAT32_LIMIT, Design, as_design
-
-UNIT_ROUNDOFF_32 = 2.0 ** -24
-SMALLEST_32 = 2.0 ** -149          # smallest subnormal float32
-SAFETY = 2.0
-
-
-def float32_product_bound(n: int, row_norm: float, vector_norm: float,
-                          vector_max: float) -> float:
-    """Bound on the error of ``x^T v`` computed in float32 from float64 operands.
-
-    Both operands are rounded to float32 and the ``n``-term sum is accumulated
-    in float32 (any order, fused or not): the result is within
-    ``2 (n + 3) u ||x|| ||v||`` of the exact product (``u = 2^-24``; factor 2
-    to spare), plus ``n 2^-149 (||x|| + max |v| + 2)`` for values in the
-    subnormal range.
-
-    Parameters
-    ----------
-    n : int
-        Length of the vectors.
-    row_norm : float
-        Upper bound on ``||x||``.
-    vector_norm, vector_max : float
-        ``||v||`` and ``max |v|``.
-
-    Examples
-    --------
-    >>> float32_product_bound(100, 10.0, 1.0, 1.0) < 1e-3
-    True
-    """
-    return SAFETY * ((n + 3) * UNIT_ROUNDOFF_32 * row_norm * vector_norm
-                     + n * SMALLEST_32 * (row_norm + vector_max + 2.0))
+from tools.statistics.design import Design, Screening, approximate_together, as_design
+from tools.statistics.rounding import (  # noqa: F401 (float32_product_bound re-exported)
+    float32_above, float32_below, float32_product_bound)
 
 
 def largest_first(values: np.ndarray, candidates: np.ndarray, count: int) -> np.ndarray:
@@ -92,14 +67,24 @@ class CorrelationScreen:
 
     def __init__(self, XT: Union[np.ndarray, Design]) -> None:
         self.design = as_design(XT)
-        self.XT32 = self.design.single
         self.n = self.design.shape[1]
-        self.row_norm = self.design.row_norm
 
     def largest(self, residual: np.ndarray, exclude: np.ndarray, floor: float, count: int,
                 more_above: float = np.inf, max_count: int = 0
                 ) -> Tuple[np.ndarray, np.ndarray, float]:
+        """The ``count`` genes with the largest ``|x_j^T r|`` above ``floor``
+        (:meth:`search`, its product done at once)."""
+        return run_alone(self.search(residual, exclude, floor, count, more_above, max_count))
+
+    def search(self, residual: np.ndarray, exclude: np.ndarray, floor: float, count: int,
+               more_above: float = np.inf, max_count: int = 0
+               ) -> Generator[ScreenRequest, Any, Tuple[np.ndarray, np.ndarray, float]]:
         """The ``count`` genes with the largest ``|x_j^T r|`` above ``floor``.
+
+        A generator: it yields one :data:`ScreenRequest` (the screening and the
+        residual) and expects the screening's approximation back (from
+        :func:`run_alone`, or from :func:`run_together`, which multiplies the
+        requests of several searches by the shared copy at once).
 
         Parameters
         ----------
@@ -126,28 +111,71 @@ class CorrelationScreen:
             The largest value over all genes not excluded when it is above
             ``floor``; otherwise ``floor`` (an upper bound).
         """
-        r_norm = float(np.sqrt(residual @ residual))
-        r_max = float(np.max(np.abs(residual), initial=0.0))
-        if (self.XT32 is None or not np.isfinite(r_norm) or r_max >= FLOAT32_LIMIT
-                or self.row_norm * r_norm >= FLOAT32_LIMIT):
+        screened = yield (self.design.screening, residual)
+        if screened is None:    # products could overflow float32: float64 throughout
             values = np.abs(self.design.rows(np.arange(self.design.shape[0])) @ residual)
             values[exclude] = 0.0
             if max_count > count:
                 count = max(count, min(max_count, int(np.count_nonzero(values > more_above))))
             genes = largest_first(values, np.flatnonzero(values > floor), count)
             return genes, values[genes], float(values[genes[0]]) if genes.size else floor
-        bound = float32_product_bound(self.n, self.row_norm, r_norm, r_max)
-        approx = np.abs(self.XT32 @ residual.astype(np.float32)).astype(np.float64)
+        approx, bound = screened
+        # float32 values are compared with thresholds rounded outwards: the same
+        # comparisons as in float64 (the values are float32 numbers)
+        below, above = ((float32_below, float32_above) if approx.dtype == np.float32
+                        else (float, float))
         approx[exclude] = -np.inf                  # never a candidate, whatever the floor
         if max_count > count:
-            count = max(count, min(max_count, int(np.count_nonzero(approx > more_above - bound))))
-        candidates = np.flatnonzero(approx > floor - bound)
+            many = approx > below(more_above - bound)
+            count = max(count, min(max_count, int(np.count_nonzero(many))))
+        candidates = np.flatnonzero(approx > below(floor - bound))
         if candidates.size > count:
             chosen = approx[candidates]
             cut = float(np.partition(chosen, candidates.size - count)[candidates.size - count])
-            candidates = candidates[chosen >= cut - 2.0 * bound]
-        exact = np.abs(self.design.rows(candidates) @ residual)
-        above = np.flatnonzero(exact > floor)
-        local = largest_first(exact, above, count)
+            candidates = candidates[chosen >= above(cut - 2.0 * bound)]
+        exact = np.abs(self.design.products(candidates, residual))
+        local = largest_first(exact, np.flatnonzero(exact > floor), count)
         top = float(exact[local[0]]) if local.size else floor
         return candidates[local], exact[local], top
+
+
+ScreenRequest = Tuple[Screening, np.ndarray]
+Search = Generator[ScreenRequest, Any, Any]
+
+
+def run_alone(search: Search) -> Any:
+    """Run a generator of screen requests (:meth:`CorrelationScreen.search`, a Lasso
+    path), approximating each request as it comes; returns its value."""
+    try:
+        request = next(search)
+        while True:
+            request = search.send(request[0].approximate(request[1]))
+    except StopIteration as stop:
+        return stop.value
+
+
+def run_together(searches: Sequence[Search]) -> List[Any]:
+    """Run several generators of screen requests side by side; returns their values.
+
+    Each round, every generator still running has one request pending; the
+    requests are approximated together (:func:`~tools.statistics.design.approximate_together`:
+    one product of the shared copy with all of their residuals, instead of
+    one pass over the copy each).
+    """
+    results: List[Any] = [None] * len(searches)
+    pending: dict = {}
+    for index, search in enumerate(searches):
+        try:
+            pending[index] = next(search)
+        except StopIteration as stop:
+            results[index] = stop.value
+    while pending:
+        answers = approximate_together(list(pending.values()))
+        running: dict = {}
+        for (index, _), answer in zip(pending.items(), answers):
+            try:
+                running[index] = searches[index].send(answer)
+            except StopIteration as stop:
+                results[index] = stop.value
+        pending = running
+    return results

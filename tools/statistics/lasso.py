@@ -47,12 +47,12 @@ from dataclasses import dataclass, field
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from scipy.linalg import cholesky
-from scipy.linalg.lapack import dtrtri
+from scipy.linalg.lapack import dpotrf, dtrtri
 from threadpoolctl import ThreadpoolController
 
-from tools.statistics.design import FLOAT32_LIMIT, Design, as_design
-from tools.statistics.kkt_screen import CorrelationScreen, float32_product_bound
+from tools.statistics.design import Design, as_design
+from tools.statistics.kkt_screen import CorrelationScreen, Search, run_alone, run_together
+from tools.statistics.rounding import FLOAT32_LIMIT, float32_product_bound
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +170,12 @@ class _ActiveSet:
         self._pending = self.updates = 0
         if not k:
             return
-        chol = cholesky(self._gram[:k, :k], lower=True, check_finite=False)
+        # LAPACK's potrf as scipy.linalg.cholesky(lower=True) calls it, without
+        # the wrapper's checks (this runs at every grid penalty and check)
+        chol, info = dpotrf(self._gram[:k, :k], lower=1, clean=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"{info}-th leading minor of the Gram matrix is "
+                                        "not positive definite")
         inv_chol, info = dtrtri(chol, lower=1)
         if info != 0:
             raise np.linalg.LinAlgError(f"dtrtri failed with info={info}")
@@ -218,10 +223,9 @@ class _ActiveSet:
         self.border = (projected, pivot2)
         # the new member's row of U and W is zero: its row and column of the
         # inverse are stored in full
-        self._left[k, :self._pending] = 0.0
-        self._right[k, :self._pending] = 0.0
+        self._left[k] = 0.0
+        self._right[k] = 0.0
         self._rank_one(projected, scaled)
-        self._left[k, self._pending - 1] = self._right[k, self._pending - 1] = 0.0
         inv = self._inv
         inv[k, :k] = inv[:k, k] = -scaled
         inv[k, k] = 1.0 / pivot2
@@ -288,7 +292,7 @@ class _Homotopy:
         self.exact_coef(refresh=False)   # the active set has just inverted its Gram matrix
         self.refresh_correlations()
         self.knots: List[tuple] = []
-        self._knot_origin: tuple = ([], np.zeros(0))
+        self._knot_origin: tuple = ([], np.zeros(0), np.zeros(0))
 
     @property
     def signs(self) -> np.ndarray:
@@ -319,7 +323,7 @@ class _Homotopy:
     def knot_point(self, index: int) -> tuple:
         """The point of ``knots[index]``: the events since the descent's start replayed
         on its members and signs (a knot records its event, not a copy of the set)."""
-        members, signs = self._knot_origin
+        members, signs = self._knot_origin[:2]
         members, signs = list(members), list(signs)
         for _, _, _, event in self.knots[:index + 1]:
             if event is None:          # an entering gene found collinear: blocked
@@ -375,11 +379,13 @@ class _Homotopy:
     def descend(self, target: float, max_steps: int, genes: np.ndarray) -> None:
         """Follow the path down towards ``target`` for at most ``max_steps`` events.
 
-        Every knot passed is recorded in ``knots`` with its residual, so a
-        failed certification can resume from the latest knot that is still
-        valid for an enlarged working set. The loop works on the active set's
-        buffers directly and on preallocated scratch arrays (it runs thousands
-        of times per path, each step a few small products).
+        Every knot passed is recorded in ``knots`` with the change of the
+        residual that led to it (:meth:`knot_residuals` rebuilds the residuals
+        in the same order of operations), so a failed certification can resume
+        from the latest knot that is still valid for an enlarged working set.
+        The loop works on the active set's buffers directly and on
+        preallocated scratch arrays (it runs thousands of times per path, each
+        step a few small products).
 
         On a large working set the product ``X_W u`` of each event is done in
         float32 (:meth:`_along`), which halves the bytes read per event, and
@@ -389,21 +395,30 @@ class _Homotopy:
         exact one.
         """
         m = self.XW.shape[0]
+        n = self.y.size
         single = self.XW32 is not None and self.XW.nbytes >= FLOAT32_EVENTS_BYTES
         self.knots = []
-        self._knot_origin = (list(self.set.members), self.signs.copy())
         residual = self.residual()
-        members, rows = self.set.members, self.set._rows
+        self._knot_origin = (list(self.set.members), self.signs.copy(), residual.copy())
+        members, rows, XW = self.set.members, self.set._rows, self.XW
+        all_signs, all_coef = self._signs, self._coef
+        knots = self.knots
         # candidate steps: row 0 is c_j reaching +level, row 1 c_j reaching -level
         steps, denominator = np.empty((2, m)), np.empty((2, m))
         (steps_up, steps_down), (denominator_up, denominator_down) = steps, denominator
         blocked = np.empty((2, m), dtype=bool)
         along = np.zeros(m)
+        u = np.empty(n)
+        scaled_along = np.empty(m)
+        ratio_buffer, product_buffer = np.empty(n + 1), np.empty(n + 1)
+        moving = np.empty(n + 1, dtype=bool)
         drift = 0.0     # bound on |corr - X_W r| (0: exact up to float64 rounding)
-        direction = None   # G^-1 signs, updated with the active set after each event
+        # G^-1 signs, updated with the active set after each event (the first
+        # ``len(members)`` entries of the buffer; None until first needed)
+        direction, buffer = None, np.empty(n + 1)
+        level = self.level
         with np.errstate(divide="ignore", invalid="ignore"):
             for _ in range(max_steps):
-                level = self.level
                 if level <= target:
                     break
                 self.steps += 1
@@ -412,13 +427,17 @@ class _Homotopy:
                 np.subtract(level - drift, corr, out=steps_up)
                 np.add(level - drift, corr, out=steps_down)
                 np.maximum(steps, 0.0, out=steps)
-                error, u = 0.0, None
+                error, change = 0.0, None
                 if k:
-                    signs, coef = self._signs[:k], self._coef[:k]
+                    signs, coef = all_signs[:k], all_coef[:k]
                     if direction is None:
-                        direction = self.set.solve(signs)
-                    u = direction @ rows[:k]
-                    error = self._along(u, along, single)
+                        direction = buffer[:k]
+                        direction[:] = self.set.solve(signs)
+                    np.dot(direction, rows[:k], out=u)
+                    if single:
+                        error = self._along(u, along, True)
+                    else:
+                        np.dot(XW, u, out=along)
                     np.subtract(1.0 + error, along, out=denominator_up)
                     np.add(1.0 + error, along, out=denominator_down)
                 else:
@@ -437,10 +456,11 @@ class _Homotopy:
                     # (the same bits as (coef s) / (-direction s), s = +-1);
                     # round-off of the wrong sign counts as zero, so the sign
                     # of ``direction`` decides.
-                    ratio = np.divide(coef, direction)
+                    ratio = np.divide(coef, direction, out=ratio_buffer[:k])
                     np.negative(ratio, out=ratio)
                     np.maximum(ratio, 0.0, out=ratio)
-                    np.putmask(ratio, direction * signs >= 0, np.inf)
+                    towards = np.multiply(direction, signs, out=product_buffer[:k])
+                    np.putmask(ratio, np.greater_equal(towards, 0.0, out=moving[:k]), np.inf)
                     if self.just_added >= 0:   # added by the last event: the last slot
                         ratio[k - 1] = np.inf
                     leave = int(ratio.argmin())
@@ -453,31 +473,51 @@ class _Homotopy:
                     step_in = float(steps[side, enter])
                 step = min(step_in, step_stop, step_out)
                 if k:
-                    coef += step * direction
-                    residual -= step * u
-                    corr -= step * along
+                    coef += np.multiply(direction, step, out=product_buffer[:k])
+                    change = step * u
+                    if single:   # _entering reads the current residual
+                        residual -= change
+                    corr -= np.multiply(along, step, out=scaled_along)
                     if error:
                         drift += step * error + FLOAT64_SLACK * level
-                self.level = level - step
+                level = self.level = level - step
                 self.just_dropped, self.just_added = -1, -1
                 if step == step_stop:
-                    self.level = target
+                    level = self.level = target
                     break
                 if step == step_out:
                     self._drop(leave)
                     event: Optional[tuple] = ("drop", leave)
-                    direction = _after_drop(direction, self.set.removed_column, leave)
+                    _after_drop(buffer, k, self.set.removed_column, leave)
+                    direction = buffer[:k - 1]
                 else:
                     sign = 1.0 if side == 0 else -1.0
                     event = ("add", enter, sign) if self._add(enter, sign) else None
                     if event is not None:
-                        direction = _after_add(direction, signs if k else None,
-                                               *self.set.border, sign)
-                self.knots.append((self.level, self.just_dropped, residual.copy(), event))
+                        _after_add(buffer, k, signs if k else buffer[:0], *self.set.border, sign)
+                        direction = buffer[:k + 1]
+                knots.append((level, self.just_dropped, change, event))
         # a grid penalty's coefficients come from a freshly inverted Gram matrix;
         # between grid penalties the updated inverse is refreshed now and then
         self.exact_coef(refresh=self.level <= target or self.set.updates >= REFRESH_EVERY)
         self.refresh_correlations()
+
+    def knot_residuals(self) -> np.ndarray:
+        """``(n, len(knots))`` residuals at the knots of the last descent.
+
+        The residual at the start minus each knot's change, accumulated in
+        order: the same operations, so the same bits, as updating the residual
+        event by event.
+        """
+        start = self._knot_origin[2]
+        changes = np.empty((len(self.knots) + 1, start.size))
+        changes[0] = start
+        for row, knot in zip(changes[1:], self.knots):
+            if knot[2] is None:
+                row.fill(0.0)
+            else:
+                row[:] = knot[2]
+        return np.subtract.accumulate(changes, axis=0)[1:].T
 
     def _along(self, u: np.ndarray, out: np.ndarray, single: bool) -> float:
         """``X_W u`` into ``out``; returns a bound on its error (0: float64 product).
@@ -578,29 +618,34 @@ class _Homotopy:
         return False
 
 
-def _after_add(direction: Optional[np.ndarray], signs: Optional[np.ndarray],
-               projected: np.ndarray, pivot2: float, sign: float) -> np.ndarray:
-    """``G^-1 s`` after a gene of sign ``sign`` joined the active set.
+def _after_add(buffer: np.ndarray, k: int, signs: np.ndarray, projected: np.ndarray,
+               pivot2: float, sign: float) -> None:
+    """``G^-1 s`` after a gene of sign ``sign`` joined the ``k`` members, in place.
 
-    With ``w = G^-1 b`` (``b``: the new gene's products with the members) and
-    the pivot ``p``, the bordered inverse gives ``[d - a w, a]``,
+    ``buffer[:k]`` holds the direction before the add and ``buffer[:k + 1]``
+    after it. With ``w = G^-1 b`` (``b``: the new gene's products with the
+    members) and the pivot ``p``, the bordered inverse gives ``[d - a w, a]``,
     ``a = (sign - w^T s) / p``: O(k) instead of a k x k product.
     """
-    if signs is None or not signs.size:   # the first member
-        return np.array([sign / pivot2])
+    if not k:   # the first member
+        buffer[0] = sign / pivot2
+        return
     share = (sign - float(projected @ signs)) / pivot2
-    return np.append(direction - share * projected, share)
+    direction = buffer[:k]
+    np.subtract(direction, share * projected, out=direction)
+    buffer[k] = share
 
 
-def _after_drop(direction: np.ndarray, column: np.ndarray, slot: int) -> np.ndarray:
-    """``G^-1 s`` after the member at ``slot`` left (the last member moves there).
+def _after_drop(buffer: np.ndarray, k: int, column: np.ndarray, slot: int) -> None:
+    """``G^-1 s`` after the member at ``slot`` of ``k`` left (the last member moves
+    there), in place: ``buffer[:k]`` before, ``buffer[:k - 1]`` after.
 
     With ``c`` the inverse's column of the member, ``d - (d_i / c_i) c``
     restricted to the others.
     """
-    updated = direction - (direction[slot] / column[slot]) * column
-    updated[slot] = updated[-1]
-    return updated[:-1]
+    direction = buffer[:k]
+    np.subtract(direction, (direction[slot] / column[slot]) * column, out=direction)
+    direction[slot] = direction[k - 1]
 
 
 class _WorkingSet:
@@ -708,12 +753,39 @@ def lasso_grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequen
     BLAS runs single-threaded inside this function.
     """
     with _blas().limit(limits=1, user_api="blas"):
-        return _grid_path(XT, y, alphas, initial_size, candidates, kkt_tol)
+        return run_alone(_grid_path(XT, y, alphas, initial_size, candidates, kkt_tol))
+
+
+def lasso_grid_paths(problems: Sequence[Tuple[Union[np.ndarray, Design], np.ndarray]],
+                     alphas: Sequence[float], *, kkt_tol: float = KKT_TOL) -> List[LassoPath]:
+    """:func:`lasso_grid_path` of several problems, side by side.
+
+    The paths advance in turn, each to its next KKT check, and the checks'
+    products ``X^T r`` over all genes are done together: one product of the
+    shared float32 copy with every path's residual (the folds of a problem,
+    :func:`~tools.statistics.design.problem_designs`), which reads the copy
+    once instead of once per path. Each path is the one
+    :func:`lasso_grid_path` follows alone (its checks see the same genes).
+
+    Parameters
+    ----------
+    problems : sequence of (design, y)
+        As :func:`lasso_grid_path`'s ``XT`` and ``y``.
+    alphas : sequence of float
+        The penalties, for every problem.
+    kkt_tol : float
+        Relative KKT tolerance of the certification.
+    """
+    with _blas().limit(limits=1, user_api="blas"):
+        return run_together([_grid_path(XT, y, alphas, None, None, kkt_tol)
+                             for XT, y in problems])
 
 
 def _grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequence[float],
                initial_size: Optional[int], candidates: Optional[np.ndarray],
-               kkt_tol: float) -> LassoPath:
+               kkt_tol: float) -> Search:
+    """The path as a generator of screen requests (``kkt_screen.run_alone``,
+    ``run_together``); its value is the :class:`LassoPath`."""
     design = as_design(XT)
     y = np.asarray(y, dtype=float)
     p, n = design.shape
@@ -725,7 +797,7 @@ def _grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequence[fl
     size = min(p, initial_size or max(2 * n, 100))
     screen = CorrelationScreen(design)
     # the genes most correlated with y, largest |x_j^T y| first (ties: smaller index)
-    start, _, top = screen.largest(y, np.zeros(0, dtype=int), 0.0, size)
+    start, _, top = yield from screen.search(y, np.zeros(0, dtype=int), 0.0, size)
     if top <= 1e-14 * max(1.0, float(np.abs(y).sum())):
         return LassoPath(alphas, coefs, violation)
     if candidates is not None and len(candidates):
@@ -737,16 +809,16 @@ def _grid_path(XT: Union[np.ndarray, Design], y: np.ndarray, alphas: Sequence[fl
     for index in np.argsort(-alphas, kind="stable"):
         target = n * alphas[index]
         if target < state.level:
-            state, taken, violation[index], stride, path = _certified_descent(
+            state, taken, violation[index], stride, path = yield from _certified_descent(
                 working, y, state, target, kkt_tol, stride, path)
             steps += taken
         coefs[index, state.active] = state.coef
     return LassoPath(alphas, coefs, violation, steps, int(working.genes.size))
 
 
-def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
-             ) -> Tuple[float, np.ndarray, np.ndarray]:
-    """KKT check of the current point on every gene.
+def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float) -> Search:
+    """KKT check of the current point on every gene (a generator of one screen
+    request; its value is ``(worst, violators, near)``).
 
     Returns
     -------
@@ -765,9 +837,9 @@ def _certify(working: _WorkingSet, path: _Homotopy, kkt_tol: float
     # the outside genes nearest to the boundary, ranked, with exact values, and
     # every violator (up to ``limit``)
     violation_level = level * (1.0 + kkt_tol)
-    ranked, values, top = working.screen.largest(path.residual(), working.genes,
-                                                 NEAR_FRACTION * level, NEAR_BOUNDARY,
-                                                 violation_level, limit)
+    ranked, values, top = yield from working.screen.search(path.residual(), working.genes,
+                                                           NEAR_FRACTION * level, NEAR_BOUNDARY,
+                                                           violation_level, limit)
     inside = np.abs(path.corr)
     inside[path.is_active] = 0.0
     worst = max(top, float(inside.max(initial=0.0))) / level - 1.0
@@ -780,9 +852,9 @@ def _resume_point(working: _WorkingSet, path: _Homotopy, added: np.ndarray,
     """Latest knot of the last descent at which the newly added genes satisfy KKT."""
     if not path.knots:
         return fallback
-    residuals = np.column_stack([knot[2] for knot in path.knots])
+    residuals = path.knot_residuals()
     levels = np.array([knot[0] for knot in path.knots])
-    corr = np.abs(working.design.rows(added) @ residuals) / levels
+    corr = np.abs(working.design.products(added, residuals)) / levels
     valid = np.flatnonzero(np.all(corr <= 1.0 + kkt_tol, axis=0))
     if not valid.size:
         return fallback
@@ -791,8 +863,9 @@ def _resume_point(working: _WorkingSet, path: _Homotopy, added: np.ndarray,
 
 def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, target: float,
                        kkt_tol: float, stride: int = 16, path: Optional[_Homotopy] = None
-                       ) -> Tuple[_State, int, float, int, _Homotopy]:
-    """Descend from a certified state to ``target``, checking KKT on every gene.
+                       ) -> Search:
+    """Descend from a certified state to ``target``, checking KKT on every gene (a
+    generator of the checks' screen requests).
 
     The working-set homotopy pauses every ``stride`` events for a full KKT
     check. A failed check sends the violating genes into the working set and
@@ -812,7 +885,7 @@ def _certified_descent(working: _WorkingSet, y: np.ndarray, state: _State, targe
         path.descend(target, stride, working.genes)
         steps += path.steps
         path.steps = 0
-        worst, violators, near = _certify(working, path, kkt_tol)
+        worst, violators, near = yield from _certify(working, path, kkt_tol)
         if violators.size:
             added = np.union1d(violators, near)
             resume = _resume_point(working, path, added, state, kkt_tol)

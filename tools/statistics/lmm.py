@@ -197,13 +197,17 @@ def _null_coefficients(eigen: KinshipEigen, C: np.ndarray, y: np.ndarray, delta:
     return beta
 
 
-def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) -> LMMFit:
+def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None,
+            standardized: bool = False) -> LMMFit:
     """Fit the LMM on standardized genes, response and covariates.
 
     ``X_std`` may be float32 (used by the cross-validation folds, whose p-values
     only decide which genes pass the FDR threshold): its large products
     (kinship, screen, rotation of the candidate genes) then run in single
     precision; everything else, and the reported final fit, is float64.
+    ``standardized``: ``X_std`` comes from the engine's standardization
+    (:func:`tools.statistics.standardize.standardize_rows`), whose column norms
+    the tests' screen then takes as known (:func:`tools.statistics.gls.screen`).
     """
     X_std = _genes(X_std)
     y = np.asarray(y, dtype=float).ravel()
@@ -223,7 +227,8 @@ def fit_lmm(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) ->
     c = covariates.shape[1]
     covariate_coef = beta[:c].copy()
     covariate_coef[1:] = snap_to_zero(covariate_coef[1:], coefficient_scale(y, covariates[:, 1:]))
-    return LMMFit(eigen, k, delta, covariate_coef, beta[c:], GeneTests(model, X_std))
+    return LMMFit(eigen, k, delta, covariate_coef, beta[c:],
+                  GeneTests(model, X_std, standardized))
 
 
 def refit_selected(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
@@ -282,11 +287,17 @@ class LMM:
         single precision, as in the engine's cross-validation folds); any
         other type is converted to float64.
         """
+        return self._fit(X, y, Z)
+
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None,
+             standardized: bool = False) -> "LMM":
+        """:meth:`fit`; ``standardized``: ``X`` comes from the engine's
+        standardization (see :func:`fit_lmm`)."""
         X = _genes(X)
         y = np.asarray(y, dtype=float).ravel()
         self._train = (X, y, None if Z is None else np.asarray(Z, dtype=float).reshape(y.size, -1))
         self._refit = None
-        self.fit_ = fit_lmm(X, y, Z)
+        self.fit_ = fit_lmm(X, y, Z, standardized)
         return self
 
     def _fitted(self) -> LMMFit:

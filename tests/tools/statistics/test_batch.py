@@ -44,3 +44,29 @@ def test_from_500_samples_any_dominant_component_fires():
     assert detect_batch_effect(X)
     # the same factor at n = 199 is never detected
     assert not detect_batch_effect(X[:199])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_float32_decision_is_the_float64_decision_or_none(seed):
+    # The float32 Gram's rigorous error bound settles the rule away from the
+    # threshold and defers to float64 near it: never a different answer.
+    from tools.statistics.batch import single_precision_decision
+
+    rng = np.random.default_rng(seed)
+    n, p = 210, 1500
+    X = rng.normal(size=(n, 8)) @ rng.normal(size=(8, p)) * rng.uniform(0.2, 1.5)
+    X += rng.normal(size=(n, p)) + rng.uniform(-50, 50, size=p)   # offsets: centring matters
+    if seed % 2:
+        X[: n // 2] += 1.5                                          # two batches
+    gaps = -np.diff(leading_eigenvalue_ratios(X))
+    largest = float(gaps.max())
+    settled = 0
+    for threshold in np.concatenate([np.linspace(0.0, 1.0, 11), [largest * (1 - 1e-9)]]):
+        decision = single_precision_decision(X, threshold)
+        if decision is not None:
+            settled += 1
+            assert decision == (largest > threshold), threshold
+            assert single_precision_decision(X, threshold, workers=3) in (None, decision)
+    assert settled >= 8                       # the bound is tight enough to matter
+    assert single_precision_decision(X, largest * (1 - 1e-9)) is None   # too close to tell
+    assert detect_batch_effect(X, 0.0) is True

@@ -254,24 +254,99 @@ def test_knots_replay_the_points_of_the_path(monkeypatch):
 
 def test_direction_updates_match_a_fresh_solve():
     # The homotopy's direction G^-1 s is updated in O(k) after each event
-    # (bordered inverse after an add, block formula after a drop).
+    # (bordered inverse after an add, block formula after a drop), in place in
+    # a buffer of the path's.
     from tools.statistics.lasso import _after_add, _after_drop
 
     rng = np.random.default_rng(12)
     rows = rng.normal(size=(7, 20))
     signs = np.sign(rng.normal(size=7))
     gram = rows[:6] @ rows[:6].T
-    direction = np.linalg.solve(gram, signs[:6])
+    buffer = np.full(8, np.nan)
+    buffer[:6] = np.linalg.solve(gram, signs[:6])
     new = rows[6]
     cross = rows[:6] @ new
     projected = np.linalg.solve(gram, cross)
-    added = _after_add(direction, signs[:6], projected, float(new @ new - cross @ projected),
-                       signs[6])
+    _after_add(buffer, 6, signs[:6], projected, float(new @ new - cross @ projected), signs[6])
+    added = buffer[:7].copy()
     np.testing.assert_allclose(added, np.linalg.solve(rows @ rows.T, signs), rtol=1e-10)
     inverse = np.linalg.inv(rows @ rows.T)
-    dropped = _after_drop(added, inverse[:, 2], 2)
+    _after_drop(buffer, 7, inverse[:, 2], 2)
     order = [0, 1, 6, 3, 4, 5]                    # the last member moves to slot 2
     expected = np.linalg.solve(rows[order] @ rows[order].T, signs[order])
-    np.testing.assert_allclose(dropped, expected, rtol=1e-10)
-    first = _after_add(None, None, np.zeros(0), 4.0, -1.0)
-    np.testing.assert_allclose(first, [-0.25])
+    np.testing.assert_allclose(buffer[:6], expected, rtol=1e-10)
+    # the same bits as the allocating form it replaces
+    direction = np.linalg.solve(gram, signs[:6])
+    pivot2 = float(new @ new - cross @ projected)
+    share = (signs[6] - float(projected @ signs[:6])) / pivot2
+    np.testing.assert_array_equal(added, np.append(direction - share * projected, share))
+    _after_add(buffer, 0, buffer[:0], np.zeros(0), 4.0, -1.0)
+    np.testing.assert_allclose(buffer[:1], [-0.25])
+
+
+def test_knot_residuals_are_the_event_by_event_residuals(monkeypatch):
+    # Knots keep the residual's change at each event, and the residuals a
+    # failed check resumes from are rebuilt by accumulating them in order: the
+    # same bits as the residual updated event by event, which the float32
+    # events still keep (and hand to _entering at every event).
+    from tools.statistics import lasso
+
+    X, y = _problem(3, 50, 400, structured=True)
+    seen, compared = [], []
+    entering = lasso._Homotopy._entering
+
+    def recording(self, lower, residual, *args):
+        seen.append((len(self.knots), residual.copy()))   # after that many events
+        return entering(self, lower, residual, *args)
+    descend = lasso._Homotopy.descend
+
+    def checking(self, *args):
+        seen.clear()
+        descend(self, *args)
+        if not self.knots:
+            return
+        rebuilt = np.column_stack([self._knot_origin[2], self.knot_residuals()])
+        for events, residual in seen:
+            np.testing.assert_array_equal(rebuilt[:, events], residual)
+        compared.append(len(seen))
+    monkeypatch.setattr(lasso, "FLOAT32_EVENTS_BYTES", 0)
+    monkeypatch.setattr(lasso._Homotopy, "_entering", recording)
+    monkeypatch.setattr(lasso._Homotopy, "descend", checking)
+    lasso.lasso_grid_path(np.ascontiguousarray(X.T), y, GRID, initial_size=20)
+    assert sum(compared) > 50
+
+
+def test_paths_side_by_side_are_the_paths_alone():
+    # lasso_grid_paths advances several paths in turn and does their KKT
+    # checks' products together (one product of the folds' shared float32
+    # copy); each path must be the one lasso_grid_path follows alone: same
+    # events, supports and coefficients, every grid point certified. Mixed in:
+    # a dense design of its own and one too large for float32 (float64 checks).
+    from tools.statistics.crossval import make_folds
+    from tools.statistics.design import problem_designs
+    from tools.statistics.lasso import lasso_grid_paths
+    from tools.statistics.residualize import residualize
+
+    X, y = _problem(21, 60, 500, structured=True)
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(60, 1))
+    folds = make_folds(y, False)
+    _, designs = problem_designs(np.ascontiguousarray(X.T), Z, folds)
+    problems = []
+    for test, design in zip(folds, designs):
+        train = np.setdiff1d(np.arange(60), test)
+        problems.append((design, residualize(y[train], Z[train])[0]))
+    dense, _ = _problem(22, 40, 300, structured=True)
+    X3, y3 = _problem(23, 40, 300)
+    problems += [(np.ascontiguousarray(dense.T), y3),
+                 (np.ascontiguousarray(X3.T) * 1e31, y3 * 1e31)]
+    grids = [GRID] * 6 + [GRID * 1e62]
+    together = lasso_grid_paths(problems[:6], GRID) + lasso_grid_paths(problems[6:], grids[6])
+    for (XT, target), grid, path in zip(problems, grids, together):
+        alone = lasso_grid_path(XT, target, grid)
+        assert path.n_steps == alone.n_steps
+        for i in range(grid.size):
+            assert set(path.support(i)) == set(alone.support(i))
+            np.testing.assert_allclose(path.coefs[i], alone.coefs[i], rtol=1e-9,
+                                       atol=1e-12 * np.abs(alone.coefs[i]).max(initial=0.0))
+        assert np.all(path.kkt_violation <= 1e-6)

@@ -259,14 +259,17 @@ class StatisticalModel:
         """A fitted estimator as a :class:`FittedModel`."""
         return EstimatorFit(estimator, covariates)
 
-    def fit_estimator(self, estimator: Any, X_std: Any, y: Any, Z: Any = None) -> FittedModel:
+    def fit_estimator(self, estimator: Any, X_std: Any, y: Any, Z: Any = None,
+                      standardized: bool = False) -> FittedModel:
         """Fit ``estimator`` with ``Z`` unpenalized, or on ``(X, y, Z)``.
 
         An estimator with ``accepts_covariates = True`` takes ``Z`` as fixed
         effects (and reports their coefficients as ``covariate_coef_``);
         any other is fitted on the genes and the response both residualized
         on ``[1, Z]``, the residual genes re-standardized (Frisch-Waugh-Lovell,
-        SPEC 5.4, :mod:`tools.statistics.adjust`).
+        SPEC 5.4, :mod:`tools.statistics.adjust`). ``standardized``: ``X_std``
+        comes from the engine's standardization (:meth:`fit`), which
+        :meth:`fit_covariate_estimator` may use.
         """
         X_std = np.asarray(X_std)
         if X_std.dtype not in (np.float32, np.float64):
@@ -274,7 +277,7 @@ class StatisticalModel:
         y = np.asarray(y, dtype=float).ravel()
         Z = None if Z is None else as_matrix(Z, y.size)
         if getattr(estimator, "accepts_covariates", False):
-            estimator.fit(X_std, y, Z)
+            self.fit_covariate_estimator(estimator, X_std, y, Z, standardized)
             coef = np.asarray(estimator.covariate_coef_, dtype=float)
             return self.wrap(estimator, CovariateFit(float(coef[0]), coef[1:]))
         X_adjusted, adjustment = adjust_rows(X_std, Z)
@@ -284,10 +287,18 @@ class StatisticalModel:
         fitted.adjustment = adjustment
         return fitted
 
+    def fit_covariate_estimator(self, estimator: Any, X_std: np.ndarray, y: np.ndarray,
+                                Z: Optional[np.ndarray], standardized: bool) -> None:
+        """``estimator.fit(X_std, y, Z)`` (an estimator taking ``Z`` itself);
+        ``standardized``: see :meth:`fit_estimator`."""
+        estimator.fit(X_std, y, Z)
+
     def fit(self, X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
             penalty: Optional[float]) -> FittedModel:
-        """One fit at ``penalty`` on standardized genes."""
-        return self.fit_estimator(self.make_estimator(penalty), X_std, y, Z)
+        """One fit at ``penalty`` on genes standardized by the engine
+        (:func:`~tools.statistics.standardize.standardize_rows`, from
+        :meth:`cross_validate` and :meth:`final_fit`)."""
+        return self.fit_estimator(self.make_estimator(penalty), X_std, y, Z, standardized=True)
 
     # ------------------------------------------------------------ SPEC 5.5
     def penalty_grid(self, values: Sequence[float]) -> tuple:

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from tools.statistics.crossval import GridCV, cross_validate_lasso_grid
-from tools.statistics.design import float32_scratch, standardized_design
+from tools.statistics.design import StandardizedDesign, problem_designs
 from tools.statistics.inputs import ProblemData
 from tools.statistics.lasso import Lasso, lasso_grid_path
 from tools.statistics.models.base import LinearFit, StatisticalModel
@@ -40,24 +40,25 @@ class LassoModel(StatisticalModel):
                        gene_names: Sequence[str], reference: Sequence[str],
                        penalties: Sequence[Optional[float]], folds: List[np.ndarray],
                        executor: Optional[Executor] = None, XT: Optional[np.ndarray] = None,
-                       scratch: Optional[np.ndarray] = None) -> GridCV:
-        """The whole grid per fold in one certified path (folds run in sequence:
-        each seeds the next one's working set). ``XT``, ``scratch``: see
+                       designs: Optional[Sequence[StandardizedDesign]] = None) -> GridCV:
+        """The whole grid per fold in one certified path (the folds' paths side by
+        side, their checks' products shared). ``XT``, ``designs``: see
         :func:`~tools.statistics.crossval.cross_validate_lasso_grid`."""
         return cross_validate_lasso_grid(X, y, Z, gene_names, reference, penalties, folds,
-                                         XT=XT, scratch=scratch)
+                                         XT=XT, designs=designs)
 
     def analyse(self, data: ProblemData, folds: List[np.ndarray], workers: int = 1
                 ) -> Dict[str, Any]:
-        """Grid CV and the final fit sharing one transposed copy of the genes."""
+        """Grid CV and the final fit, their designs from one pass over one transposed
+        copy of the genes (:func:`~tools.statistics.design.problem_designs`)."""
         XT = np.array(np.asarray(data.X, dtype=float).T, order="C")
-        scratch = float32_scratch(XT)      # the folds' and the final fit's float32 copies
+        design, fold_designs = problem_designs(XT, data.Z, folds)
         penalties = self.penalty_grid(self.config.penalties)
         cv = self.cross_validate(data.X, data.y, data.Z, data.gene_names, data.reference,
-                                 penalties, folds, XT=XT, scratch=scratch)
+                                 penalties, folds, XT=XT, designs=fold_designs)
         chosen = cv.choose(self.config.fallback_penalty)
         residual, covariates = residualize(data.y, data.Z)
-        design = standardized_design(XT, Z=data.Z, scratch=scratch)
-        path = lasso_grid_path(design, residual, [penalties[chosen]], candidates=cv.support_down_to(chosen))
+        path = lasso_grid_path(design, residual, [penalties[chosen]],
+                               candidates=cv.support_down_to(chosen))
         return self.outcome(data, cv, chosen, LinearFit(path.coefs[0], covariates,
                                                         adjustment=design.adjustment))

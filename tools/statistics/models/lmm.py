@@ -70,6 +70,15 @@ class LinearMixedModel(StatisticalModel):
     def wrap(self, estimator: Any, covariates: Any) -> FittedModel:
         return LMMFit(estimator, covariates)
 
+    def fit_covariate_estimator(self, estimator: Any, X_std: np.ndarray, y: np.ndarray,
+                                Z: Any, standardized: bool) -> None:
+        """The engine's genes are standardized: the tests' screen takes their
+        norms as known (:func:`tools.statistics.gls.screen`)."""
+        if standardized and isinstance(estimator, LMM):
+            estimator._fit(X_std, y, Z, standardized=True)
+        else:
+            estimator.fit(X_std, y, Z)
+
     def analyse(self, data: ProblemData, folds: List[np.ndarray], workers: int = 1
                 ) -> Dict[str, Any]:
         """CV of the refit predictions and FDR selection, and the final fit (threads when
@@ -77,15 +86,23 @@ class LinearMixedModel(StatisticalModel):
         penalties = self.penalty_grid(())
         arrays = (data.X, data.y, data.Z, data.gene_names, data.reference, penalties, folds)
         if workers > 1:
-            # the final fit (the longest task) and the folds run side by side
+            # the final fit (the longest task, its tests included) and the folds
+            # run side by side
             with ThreadPoolExecutor(workers) as pool:
-                final = pool.submit(self.final_fit, data, None)
+                final = pool.submit(self._tested_final_fit, data)
                 cv = self.cross_validate(*arrays, executor=pool)
                 fitted = final.result()
         else:
             cv = self.cross_validate(*arrays)
             fitted = self.final_fit(data, None)
         return self.outcome(data, cv, 0, fitted)
+
+    def _tested_final_fit(self, data: ProblemData) -> FittedModel:
+        """The final fit with its selected genes already found (the tests' results
+        are cached per FDR level, so the outcome reuses them)."""
+        fitted = self.final_fit(data, None)
+        fitted.estimator.fit_.tests.significant(self.config.fdr_threshold)
+        return fitted
 
     def describe(self, cv: GridCV, chosen: int, fitted: FittedModel) -> Dict[str, Any]:
         return {**super().describe(cv, chosen, fitted),
