@@ -4,9 +4,9 @@ Fast checks read ``pyproject.toml``: the dependencies agree with the pinned
 ``requirements.txt``, every command line has a ``genotex-*`` entry point, and
 every file the packages read at run time is package data.
 
-The slow test installs a copy of this checkout into a fresh virtual environment
-(``--system-site-packages``: the pinned dependencies are installed system-wide,
-the project itself nowhere) and runs the installed commands from an unrelated
+The slow test builds the wheel of a copy of this checkout, installs it into a fresh
+virtual environment that sees the running environment's dependencies but not the
+project (:mod:`tests.nested_venv`), and runs the installed commands from an unrelated
 folder: help, the demo's analysis (byte-identical to the committed
 ``output/regress``), the evaluator, the synthetic generator with the packaged
 demo plan (byte-identical to the committed inputs and truth), and the clear
@@ -18,10 +18,8 @@ from __future__ import annotations
 import ast
 import importlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Dict
@@ -30,7 +28,8 @@ import pytest
 from packaging.requirements import Requirement
 
 from tests.conftest import REPO_ROOT
-from tests.genotex.demo.test_demo import GENOTEX_ENV, assert_same_tree
+from tests.genotex.demo.test_demo import assert_same_tree
+from tests.nested_venv import build_wheel, clean_environment, nested_venv, pip
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 PACKAGES = ("utils", "tools", "download", "genotex")
@@ -110,27 +109,23 @@ def test_package_data_covers_the_data_files_in_the_packages():
 
 # --------------------------------------------------------------------------- installed copy
 
-def clean_environment() -> Dict[str, str]:
-    """This environment without GENOTEX_* redirections or an inherited PYTHONPATH."""
-    return {k: v for k, v in os.environ.items()
-            if k not in GENOTEX_ENV and k not in ("PYTHONPATH", "PYTHONHOME")}
-
-
 def install_copy(base: Path) -> Path:
-    """A venv holding a non-editable install of a copy of this checkout; its bin folder."""
-    source = base / "source"  # pip builds in the source folder: never in the checkout
+    """A venv holding a non-editable install of a copy of this checkout; its bin folder.
+
+    The wheel is built once in the environment running the tests (its setuptools is
+    pinned by requirements-dev.txt), from a copy, so that nothing is built in the
+    checkout; the nested venv (:func:`tests.nested_venv.nested_venv`) installs the
+    finished wheel and sees the running environment's dependencies.
+    """
+    source = base / "source"
     shutil.copytree(REPO_ROOT, source, ignore=shutil.ignore_patterns(
         ".git", "__pycache__", "build", "*.egg-info", ".pytest_cache", ".hypothesis",
         ".benchmarks"))
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(venv)], check=True, timeout=120)
-    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-                           "--no-deps", "--no-build-isolation", str(source)], cwd=base,
-                          env=clean_environment(), capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
+    wheel = build_wheel(source, base / "wheels")
     shutil.rmtree(source)  # nothing may still point at the copy
-    return venv / "bin"
+    python = nested_venv(base / "venv")
+    pip(python, str(wheel), cwd=base)
+    return python.parent
 
 
 def run(bin_dir: Path, command: str, *args, cwd: Path) -> subprocess.CompletedProcess:

@@ -24,7 +24,7 @@ from typing import Dict, List
 import pytest
 
 from tests.conftest import REPO_ROOT, SHARED_DATA
-from tests.genotex.demo.test_demo import clean_environment
+from tests.nested_venv import clean_environment, command_path
 
 README = REPO_ROOT / "README.md"
 FIRST_COMMANDS = (
@@ -123,7 +123,8 @@ def test_readme_commands_leave_a_fresh_clone_unchanged(tmp_path):
     shutil.copytree(clone / "input", full / "input")
     before = git_state(clone)
     shutil.copy(gene_info, clone / "Homo_sapiens.gene_info.gz")  # the README's relative path
-    env: Dict[str, str] = {**clean_environment(), "FULL": str(full), "SCRATCH": str(scratch)}
+    env: Dict[str, str] = clean_environment({"FULL": str(full), "SCRATCH": str(scratch),
+                                             "PATH": command_path(tmp_path / "bin")})
     env["GENOTEX_LOCK_DIR"] = str(tmp_path / "locks")
     for command in [FIRST_COMMANDS[0].split("&& ", 1)[1], *RUN[1:]]:
         done = subprocess.run(command, shell=True, cwd=clone, env=env, capture_output=True,
