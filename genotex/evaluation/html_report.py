@@ -24,7 +24,8 @@ from typing import Any, List, Mapping, Optional, Sequence
 from genotex.evaluation.leaderboard import HEADINGS, build_leaderboard
 from genotex.evaluation.summary import OVERALL
 from genotex.evaluation.svg_plots import Series, grouped_bars, series_color
-from genotex.evaluation.text_summary import CONVENTION_NAMES, format_report
+from genotex.evaluation.text_summary import (CONVENTION_NAMES, format_report,
+                                             gene_symbol_reading)
 from genotex.evaluation.tree import SUBTASKS
 from utils.io import PathLike, atomic_write_text
 from utils.problems import CATEGORIES
@@ -171,7 +172,9 @@ def render_html(reports: Sequence[Mapping[str, Any]]) -> str:
     sections = [f"<h1>GenoTEX evaluation: {escape(', '.join(r['method'] for r in reports))}"
                 "</h1>",
                 f'<p class="meta">reference {escape(leaderboard["reference"])}<br>'
-                f"conventions {escape(CONVENTION_NAMES[leaderboard['conventions']])}</p>",
+                f"conventions {escape(CONVENTION_NAMES[leaderboard['conventions']])}<br>"
+                "gene symbols "
+                f"{escape(gene_symbol_reading(leaderboard.get('gene_synonyms')))}</p>",
                 '<section id="leaderboard"><h2>Leaderboard</h2>'
                 f"{leaderboard_html(leaderboard)}</section>",
                 _section("overview", "Headline scores", [overview_plot(leaderboard)])]
