@@ -56,8 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "than cores, a problem's LMM fits use cores // jobs threads")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run on a Dask distributed cluster at this scheduler address "
-                             "(e.g. tcp://host:8786); workers must see the same preprocess "
-                             "tree path; results are written by this process")
+                             "(e.g. tcp://host:8786). The scheduler needs only Dask; every "
+                             "worker must import this project (start it with "
+                             "PYTHONPATH=<checkout>) and see the preprocess tree at the same "
+                             "path; results are written by this process (docs/statistics.md, "
+                             "'A Dask cluster')")
     parser.add_argument("--model", choices=[AUTO, *model_names()], default=AUTO,
                         help="statistical model of every problem (default: auto = SPEC 5.3's "
                              "rule: lmm when a batch effect is detected, else lasso); the "
