@@ -10,10 +10,9 @@ anything (no numpy, an old setuptools without ``bdist_wheel``).
 
 :func:`nested_venv` therefore makes a venv without system site-packages and appends the
 running interpreter's site folders to its ``sys.path`` with a ``.pth`` file: what is
-installed into the nested venv comes first, everything else resolves as it does here.
-:func:`build_wheel` builds the project's wheel once, in the running environment (whose
-setuptools ``requirements-dev.txt`` pins), so the nested venv installs a finished wheel
-and builds nothing.
+installed into the nested venv comes first, everything else resolves as it does here,
+including the build tools (``pip install --no-build-isolation`` builds with the running
+environment's setuptools, which ``requirements-dev.txt`` pins; nothing is downloaded).
 """
 
 from __future__ import annotations
@@ -116,20 +115,6 @@ def pip(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     assert done.returncode == 0, f"pip install {' '.join(args)} failed:\n" \
                                  f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
     return done
-
-
-def build_wheel(source: Path, out_dir: Path) -> Path:
-    """Build the wheel of the checkout at ``source`` with this environment; its path."""
-    check_build_requirements()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                           "--no-build-isolation", "--no-index", "-w", str(out_dir),
-                           str(source)], cwd=out_dir, env=clean_environment(),
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, f"building the wheel of {source} failed:\n" \
-                                 f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
-    (wheel,) = out_dir.glob("genotex-*.whl")
-    return wheel
 
 
 def command_path(bin_dir: Path) -> str:

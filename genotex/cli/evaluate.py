@@ -18,19 +18,14 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from genotex.evaluation.evaluator import TASKS, EvaluationSettings, Evaluator, default_jobs
-from genotex.evaluation.html_report import write_html_report
-from genotex.evaluation.layout import NotATreeError, check_prediction_tree
-from genotex.evaluation.leaderboard import build_leaderboard, unique_method_names
-from genotex.evaluation.report import write_comparison, write_report
-from genotex.evaluation.text_summary import format_leaderboard, format_report
-from genotex.evaluation.tree import SUBTASKS
+from genotex.evaluation.layout import SUBTASKS, TASKS, NotATreeError, check_prediction_tree
 from genotex.evaluation.untrusted import MIB, Limits
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ENV_OUTPUT, add_path_arguments, exits_when_root_is_missing, paths_from_args
-from utils.problems import load_task_info
-from utils.symbols import load_synonym_map
+
+# The evaluator and its readers (numpy, pandas, scipy) are imported in main(), after the
+# arguments are parsed, so that --help and usage errors come back at once.
 
 logger = logging.getLogger("eval")
 
@@ -115,6 +110,8 @@ def _error(message: str) -> int:
 
 def _predictions(arguments: List[str]) -> Tuple[List[Tuple[str, Path]], List[str]]:
     """``[(method, folder)]`` and the problems (folders that do not exist)."""
+    from genotex.evaluation.leaderboard import unique_method_names
+
     named = [method_and_path(argument) for argument in arguments]
     folders = [Path(path).expanduser() for _, path in named]
     names = unique_method_names([name or folder.resolve().name or str(folder)
@@ -151,6 +148,14 @@ def main(argv: Optional[List[str]] = None) -> int:
                       f"{ENV_OUTPUT})")
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    from genotex.evaluation.evaluator import EvaluationSettings, Evaluator, default_jobs
+    from genotex.evaluation.html_report import write_html_report
+    from genotex.evaluation.leaderboard import build_leaderboard
+    from genotex.evaluation.report import write_comparison, write_report
+    from genotex.evaluation.text_summary import format_leaderboard, format_report
+    from utils.problems import load_task_info
+    from utils.symbols import load_synonym_map
+
     task_info = None
     if {"selection", "analysis"} & set(tasks):
         try:

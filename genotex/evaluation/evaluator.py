@@ -32,7 +32,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 from genotex.evaluation.analysis import AnalysisScorer
 from genotex.evaluation.preprocessing import preprocessing_report, run_jobs
 from genotex.evaluation.selection import score_dataset_selection, score_filtering
-from genotex.evaluation.tree import SUBTASKS, prediction_reader, reference_reader
+from genotex.evaluation.layout import SUBTASKS, TASKS
+from genotex.evaluation.tree import prediction_reader, reference_reader
 from genotex.evaluation.tree_selection import TreeSelections
 from genotex.evaluation.untrusted import Limits
 from utils.logs import progress
@@ -42,7 +43,6 @@ from utils.runtime import available_cores
 
 logger = logging.getLogger(__name__)
 
-TASKS = ("selection", "preprocessing", "analysis")
 GENOTEX_CONVENTIONS = "genotex"
 LEGACY_CONVENTIONS = "legacy"
 

@@ -1,4 +1,5 @@
-"""Is a folder a prediction tree? If not, which folder was probably meant?
+"""The layout of a prediction tree: its parts, the tasks that read them, and the check
+that a folder is a tree at all (with the folder probably meant when it is not).
 
 A prediction tree holds ``preprocess/``, ``regress/`` or both (docs/formats.md). A
 mistyped ``eval.py -p`` must not look like a method that scored zero, so
@@ -22,6 +23,9 @@ import os
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence
 
+#: The evaluation tasks and the preprocessing subtasks (tables), in report order.
+TASKS = ("selection", "preprocessing", "analysis")
+SUBTASKS = ("gene", "clinical", "linked")
 PREPROCESS = "preprocess"
 REGRESS = "regress"
 PREDICTION = "prediction"

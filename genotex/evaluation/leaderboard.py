@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from genotex.evaluation.summary import OVERALL
-from genotex.evaluation.tree import SUBTASKS
+from genotex.evaluation.layout import SUBTASKS
 from utils.problems import CATEGORIES
 
 PERCENT_SCALE = "percent"

@@ -4,9 +4,10 @@ Fast checks read ``pyproject.toml``: the dependencies agree with the pinned
 ``requirements.txt``, every command line has a ``genotex-*`` entry point, and
 every file the packages read at run time is package data.
 
-The slow test builds the wheel of a copy of this checkout, installs it into a fresh
-virtual environment that sees the running environment's dependencies but not the
-project (:mod:`tests.nested_venv`), and runs the installed commands from an unrelated
+The slow test runs ``pip install .`` in a copy of this checkout (which must stay as it
+was: no ``build/`` or egg-info left), into a fresh virtual environment that sees the
+running environment's dependencies but not the project (:mod:`tests.nested_venv`), and
+runs the installed commands from an unrelated
 folder: help, the demo's analysis (byte-identical to the committed
 ``output/regress``), the evaluator, the synthetic generator with the packaged
 demo plan (byte-identical to the committed inputs and truth), and the clear
@@ -29,7 +30,8 @@ from packaging.requirements import Requirement
 
 from tests.conftest import REPO_ROOT
 from tests.genotex.demo.test_demo import assert_same_tree
-from tests.nested_venv import build_wheel, clean_environment, nested_venv, pip
+from tests.nested_venv import (check_build_requirements, clean_environment, nested_venv,
+                                pip)
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 PACKAGES = ("utils", "tools", "download", "genotex")
@@ -109,22 +111,32 @@ def test_package_data_covers_the_data_files_in_the_packages():
 
 # --------------------------------------------------------------------------- installed copy
 
+def listing(folder: Path) -> list:
+    """Every path below ``folder`` (bytecode caches aside), relative and sorted."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                  if "__pycache__" not in p.parts)
+
+
 def install_copy(base: Path) -> Path:
     """A venv holding a non-editable install of a copy of this checkout; its bin folder.
 
-    The wheel is built once in the environment running the tests (its setuptools is
-    pinned by requirements-dev.txt), from a copy, so that nothing is built in the
-    checkout; the nested venv (:func:`tests.nested_venv.nested_venv`) installs the
-    finished wheel and sees the running environment's dependencies.
+    ``pip install .`` runs in the copy, as a user runs it in a checkout, and must leave
+    it as it was: no ``build/``, no ``genotex.egg-info`` (the in-tree backend
+    ``build_backend/genotex_build.py`` builds in a temporary folder). The nested venv
+    (:func:`tests.nested_venv.nested_venv`) builds with the running environment's
+    setuptools (pinned by requirements-dev.txt) and sees its dependencies.
     """
     source = base / "source"
     shutil.copytree(REPO_ROOT, source, ignore=shutil.ignore_patterns(
         ".git", "__pycache__", "build", "*.egg-info", ".pytest_cache", ".hypothesis",
         ".benchmarks"))
-    wheel = build_wheel(source, base / "wheels")
-    shutil.rmtree(source)  # nothing may still point at the copy
+    check_build_requirements()
     python = nested_venv(base / "venv")
-    pip(python, str(wheel), cwd=base)
+    before = listing(source)
+    pip(python, "--no-build-isolation", ".", cwd=source)
+    assert listing(source) == before, "pip install . changed the checkout: " \
+        f"{sorted(set(listing(source)) ^ set(before))}"
+    shutil.rmtree(source)  # nothing may still point at the copy
     return python.parent
 
 

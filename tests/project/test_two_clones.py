@@ -60,6 +60,15 @@ def run(python: Path, args, cwd: Path) -> subprocess.CompletedProcess:
     return done
 
 
+def test_editable_install_leaves_the_clone_clean(two_clones):
+    """pip install -e builds outside the checkout (build_backend/genotex_build.py)."""
+    clone_a, _, _ = two_clones
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored",
+                             "--untracked-files=all"], cwd=clone_a, capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    assert [line for line in status if "__pycache__" not in line] == [], status
+
+
 def test_clone_a_is_what_the_environment_imports_elsewhere(two_clones, tmp_path):
     clone_a, _, python = two_clones
     done = run(python, ["-c", "import tools; print(tools.__file__)"], tmp_path)

@@ -207,6 +207,27 @@ def test_problem_and_trait_filters(tree, capsys):
     assert "not in the task info: Nope" in capsys.readouterr().err
 
 
+def test_unknown_names_get_the_closest_known_one(tree, capsys):
+    assert _run(tree, None, "--traits", "asthmaa", "--problems", "Obesity|Nonne",
+                "Asthma|Agee") == 2
+    err = capsys.readouterr().err
+    assert ("not in the task info: asthmaa (did you mean Asthma?), Obesity|Nonne (did you "
+            "mean Obesity|None?), Asthma|Agee (did you mean Asthma|Age?)") in err
+    assert _run(tree, None, "--model", "lass") == 2
+    assert "--model lass: not a registered model (did you mean lasso?)" in capsys.readouterr().err
+
+
+def test_help_states_the_union_and_every_registered_model():
+    from tools.statistics.inputs import AUTO
+    from tools.statistics.models import model_names
+
+    assert tuple(model_names()) == regress.BUILT_IN_MODELS
+    assert regress.build_parser().parse_args([]).model == regress.AUTO_MODEL == AUTO
+    text = " ".join(regress.build_parser().format_help().split())
+    assert "--traits and --problems combine as a union" in text
+    assert "built in: lasso, lmm" in text
+
+
 def test_missing_task_info_is_a_clear_error(tmp_path, capsys):
     assert regress.main(["--task-info", str(tmp_path / "nothing.json"), "--no-progress"]) == 2
     assert "nothing.json: file not found" in capsys.readouterr().err
