@@ -145,6 +145,16 @@ def test_readme_timings_are_dated():
     assert not re.search(r"[A-Z]+_(TIME|DETAIL|ON)\b", text), "unfilled placeholder"
 
 
+def test_no_unfilled_placeholder_line():
+    """A line that is nothing but an upper-case name (``QUIET_HELP_TABLE``) is a figure
+    still to be measured, in the README or the benchmark figures."""
+    for page in (README, REPO_ROOT / "benchmarks" / "README.md"):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        found = [f"{page.name}:{n}" for n, line in enumerate(lines, 1)
+                 if re.fullmatch(r"[A-Z][A-Z0-9]*(_[A-Z0-9]+)+", line.strip())]
+        assert not found, f"unfilled placeholder: {found}"
+
+
 def test_ci_runs_the_readme_commands_in_a_fresh_venv():
     """.ci/run makes a venv from the base interpreter, activates it, then runs the two
     commands exactly as the README gives them, and checks the demo outputs."""
