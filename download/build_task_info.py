@@ -23,18 +23,14 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 
 from download.cli import (add_transfer_arguments, http_client_from_args, setup_logging,
                           state_dir_from_args, stop_at_unresolved_host)
+from download.defaults import MIN_SCORE, PAPER_THRESHOLD, TRAIT_DISEASES
 from download.fetch import DownloadError, install_file
-from download.opentargets import (MIN_SCORE, TRAIT_DISEASES, association_files, build_related_genes,
-                                  check_table, merge_related_genes, read_disease_index,
-                                  read_trait_diseases)
-from download.pairs import PAPER_THRESHOLD, PairRules, build_task_info
-from download.parquet_rows import PARQUET_SUFFIX, verify_parquet
 from utils.errors import InputFileError
 from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
                          paths_from_args)
-from utils.problems import load_task_info, normalize_trait
-from utils.schemas.task_info import write_task_info
-from utils.symbols import ENSEMBL_MAP_NAME, companion_map_path, load_gene_map
+
+# The builders (numpy, pandas) are imported by the functions that run them, after the
+# arguments are parsed, so that --help comes back at once.
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
 def local_files(sources: Sequence[str], args: argparse.Namespace,
                 paths: ProjectPaths) -> List[Path]:
     """Resolve local paths and fetch URLs into the state folder's cache."""
+    from download.opentargets import association_files
+    from download.parquet_rows import PARQUET_SUFFIX, verify_parquet
+
     files: List[Path] = []
     http = None
     cache = state_dir_from_args(args, paths) / "opentargets"
@@ -105,6 +104,8 @@ def local_files(sources: Sequence[str], args: argparse.Namespace,
 
 def run_check(args: argparse.Namespace, table) -> int:
     """``--check``: print the table report; exit 1 when something needs attention."""
+    from download.opentargets import association_files, check_table, read_disease_index
+
     files = [f for source in args.diseases for f in association_files(source)]
     report = check_table(table, read_disease_index(files))
     print("\n".join(report) if report else "trait -> disease table matches the release")
@@ -121,6 +122,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """The builder on parsed arguments (see :func:`main`)."""
+    from download.opentargets import (build_related_genes, merge_related_genes,
+                                      read_trait_diseases)
+    from download.pairs import PairRules, build_task_info
+    from utils.problems import load_task_info, normalize_trait
+    from utils.schemas.task_info import write_task_info
+    from utils.symbols import ENSEMBL_MAP_NAME, companion_map_path, load_gene_map
+
     paths = paths_from_args(args)
     try:
         table = read_trait_diseases(args.table)

@@ -14,7 +14,6 @@ from download.manifest import read_manifest
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ProjectPaths
-from utils.problems import load_task_info, normalize_trait
 
 
 def add_transfer_arguments(parser: argparse.ArgumentParser, units: bool = True) -> None:
@@ -123,6 +122,8 @@ def setup_logging(verbose: int) -> None:
 
 def traits_from_args(requested: Optional[List[str]], paths: ProjectPaths) -> List[str]:
     """Normalized ``--traits``, or every trait of ``task_info.json`` (sorted)."""
+    from utils.problems import load_task_info, normalize_trait  # not needed by --help
+
     if requested:
         return [normalize_trait(t) for t in requested]
     if not paths.task_info.is_file():

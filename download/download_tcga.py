@@ -26,7 +26,6 @@ from download.transfer import FAILED, UnitOutcome, attach_checksums, download_un
 from utils.errors import InputFileError
 from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
-from utils.problems import load_task_info
 from utils.tcga_cohorts import COHORT_TABLE, read_cohort_table
 
 
@@ -67,6 +66,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """The TCGA downloader on parsed arguments (see :func:`main`)."""
+    from utils.problems import load_task_info  # not needed by --help
+
     paths = paths_from_args(args)
     try:
         table = read_cohort_table(args.table)

@@ -17,10 +17,11 @@ from typing import List, Optional
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from download.gene_synonyms import build_gene_synonyms
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import exits_when_root_is_missing, resolve_paths
+
+# The builder (pandas) is imported in main(), after the arguments are parsed.
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,6 +47,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run the builder; returns the process exit code."""
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)
+    from download.gene_synonyms import build_gene_synonyms
+
     output_dir = args.output_dir or resolve_paths().metadata
     try:
         written = build_gene_synonyms(args.gene_info, output_dir,

@@ -38,8 +38,8 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Opti
 import numpy as np
 import pandas as pd
 
+from download.defaults import MIN_SCORE, TRAIT_DISEASES  # noqa: F401 (re-exported)
 from download.parquet_rows import PARQUET_SUFFIX, is_parquet, iter_row_groups
-from download.tables import packaged_table
 from utils.errors import InputFileError
 from utils.io import PathLike, TableSource, open_text, read_table
 from utils.logs import progress as progress_bar
@@ -47,8 +47,6 @@ from utils.symbols import normalize_symbols
 
 logger = logging.getLogger(__name__)
 
-TRAIT_DISEASES = packaged_table("trait_diseases.tsv")
-MIN_SCORE = 0.2
 _COLUMNS = ("trait", "disease_ids", "search_name", "source")
 _JSON_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 _ASSOCIATION_FIELDS = ("diseaseId", "targetId", "score")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Sequence, Tuple
 
+from download.defaults import PAPER_THRESHOLD
 from utils.columns import AGE, GENDER
 from utils.tcga_cohorts import read_cancer_traits
 
@@ -36,7 +37,6 @@ MALE_SPECIFIC = frozenset({"Prostate_Cancer", "Testicular_Cancer"})
 FEMALE_SPECIFIC = frozenset({"Cervical_Cancer", "Endometriosis", "Endometrioid_Cancer",
                              "Uterine_Carcinosarcoma", "Uterine_Corpus_Endometrial_Carcinoma",
                              "Ovarian_Cancer", "Polycystic_Ovary_Syndrome"})
-PAPER_THRESHOLD = 0.1
 UPSTREAM_THRESHOLD = 0.2
 
 

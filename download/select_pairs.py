@@ -18,13 +18,13 @@ from typing import Optional, Sequence
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from download.pairs import (PAPER_THRESHOLD, PairRules, build_task_info, compare_conditions,
-                            format_sweep, threshold_sweep)
+from download.defaults import PAPER_THRESHOLD
 from utils.errors import InputFileError
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
-from utils.problems import load_task_info
-from utils.schemas.task_info import write_task_info
 from utils.tcga_cohorts import CANCER_TRAITS, read_cancer_traits
+
+# The pair rules and the task-info format (numpy, pandas, pydantic) are imported in main(),
+# after the arguments are parsed, so that --help comes back at once.
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run pair selection; return the exit code (0 ok, 2 bad input)."""
     args = build_parser().parse_args(argv)
+    from download.pairs import (PairRules, build_task_info, compare_conditions, format_sweep,
+                                threshold_sweep)
+    from utils.problems import load_task_info
+    from utils.schemas.task_info import write_task_info
+
     paths = paths_from_args(args)
     try:
         task_info = load_task_info(paths.task_info)

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from genotex.synthetic.options import TRUTH_NAME as SYNTHETIC_TRUTH_NAME
 from utils.io import PathLike, atomic_write_json, file_sha256
 from utils.paths import ProjectPaths
 
 logger = logging.getLogger(__name__)
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
-SYNTHETIC_TRUTH_NAME = "synthetic_truth.json"
 DEFAULT_LICENSE = "https://opensource.org/licenses/MIT"
 CITATION = ("GenoTEX: a benchmark for automated gene expression data analysis "
             "(Liu et al., arXiv:2406.15341, 2024)")

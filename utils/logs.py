@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
-from tqdm.auto import tqdm
+if TYPE_CHECKING:  # tqdm is imported when a bar is made, so that --help stays fast
+    from tqdm import tqdm
 
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 LEVELS = (logging.WARNING, logging.INFO, logging.DEBUG)
@@ -58,4 +59,6 @@ def progress(iterable: Optional[Iterable[Any]] = None, *, enabled: bool = True,
     **options
         Passed to :class:`tqdm.tqdm` (``total``, ``desc``, ``unit``, ...).
     """
+    from tqdm.auto import tqdm
+
     return tqdm(iterable, disable=None if enabled else True, file=sys.stderr, **options)

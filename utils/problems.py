@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from utils.columns import CLINICAL_COLUMNS
 from utils.errors import InputFileError
@@ -151,6 +152,80 @@ def enumerate_problems(task_info: Mapping[str, Mapping[str, Any]]) -> List[Probl
         for condition in task_info[trait].get("conditions", []):
             problems.append(Problem(trait, condition))
     return problems
+
+
+class ProblemNameError(ValueError):
+    """``--traits`` / ``--problems`` names that the task info does not hold."""
+
+
+def closest_name(name: str, known: Iterable[str]) -> Optional[str]:
+    """The known name closest to ``name`` (letter case ignored), if one is close.
+
+    >>> closest_name("Hypertensoin", ["Heart_rate", "Hypertension"])
+    'Hypertension'
+    >>> closest_name("Zzz", ["Heart_rate"]) is None
+    True
+    """
+    by_folded = {}
+    for candidate in known:
+        by_folded.setdefault(candidate.casefold(), candidate)
+    close = difflib.get_close_matches(name.casefold(), list(by_folded), n=1, cutoff=0.6)
+    return by_folded[close[0]] if close else None
+
+
+def _unknown(text: str, known: Iterable[str]) -> str:
+    match = closest_name(text, known)
+    return f"{text} (did you mean {match}?)" if match else text
+
+
+def select_problems(all_problems: Sequence[Problem], traits: Optional[Sequence[str]] = None,
+                    wanted: Optional[Sequence[str]] = None) -> List[Problem]:
+    """The problems named by ``--traits`` and ``--problems``: their union, in task order.
+
+    Every problem of each trait of ``traits``, plus each problem of ``wanted``
+    (``Trait|Condition``); all problems when neither is given.
+
+    Raises
+    ------
+    ProblemNameError
+        Naming every trait or problem the task info does not hold, each with the
+        closest known name when there is one.
+    TraitNameError
+        For a name that cannot be a folder name.
+
+    Examples
+    --------
+    >>> problems = enumerate_problems({"Asthma": {"conditions": ["Age"]},
+    ...                                "Obesity": {"conditions": []}})
+    >>> [str(p) for p in select_problems(problems, ["Obesity"], ["Asthma|Age"])]
+    ['Asthma|Age', 'Obesity|None']
+    >>> select_problems(problems, ["Asthmaa"])
+    Traceback (most recent call last):
+    ...
+    utils.problems.ProblemNameError: not in the task info: Asthmaa (did you mean Asthma?)
+    """
+    if not traits and not wanted:
+        return list(all_problems)
+    known = set(all_problems)
+    trait_names = sorted({p.trait for p in all_problems})
+    chosen: List[Problem] = []
+    missing: List[str] = []
+    for trait in traits or ():
+        name = normalize_trait(trait)
+        matches = [p for p in all_problems if p.trait == name]
+        chosen.extend(matches)
+        if not matches:
+            missing.append(_unknown(trait, trait_names))
+    for text in wanted or ():
+        problem = parse_problem(text)
+        if problem in known:
+            chosen.append(problem)
+        else:
+            missing.append(_unknown(text, [str(p) for p in all_problems]))
+    if missing:
+        raise ProblemNameError(f"not in the task info: {', '.join(missing)}")
+    order = {p: i for i, p in enumerate(all_problems)}
+    return sorted(set(chosen), key=order.__getitem__)
 
 
 def question_pairs(task_info_path: PathLike) -> List[Tuple[str, Optional[str]]]:

@@ -22,18 +22,16 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from download.fetch import RetryPolicy
-from genotex.cli.regress import UsageError, select_problems
+from genotex.cli.regress import SELECTION_HELP, UsageError
 from genotex.methods import method_class, method_names
-from genotex.methods.base import MethodConfig
 from genotex.methods.genoagent.settings import GIB, ROLES, AgentSettings
 from genotex.methods.llm.client import (RESERVED_KEYS, STRUCTURED_LEVELS, ChatClient,
                                         EndpointSettings, redact)
-from genotex.methods.resources import format_summary, load_price_table, unpriced
-from genotex.methods.runner import TREE_NAME, RunOptions, run_method
-from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, paths_from_args
-from utils.problems import enumerate_problems, load_task_info
+
+# The methods, their runner and the problem list (numpy, pandas) are imported in
+# main(), after the arguments are parsed, so that --help comes back at once.
 
 logger = logging.getLogger("run_agent")
 
@@ -54,9 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--method", required=True, choices=method_names())
     parser.add_argument("--run-dir", metavar="PATH",
                         help="run folder (default: <root>/runs/<method>)")
-    parser.add_argument("--traits", nargs="+", metavar="TRAIT", help="only these traits")
+    parser.add_argument("--traits", nargs="+", metavar="TRAIT",
+                        help="every problem of these traits; " + SELECTION_HELP)
     parser.add_argument("--problems", nargs="+", metavar="TRAIT|CONDITION",
-                        help="only these problems (their cohorts are preprocessed too)")
+                        help="these problems (their cohorts are preprocessed too); without "
+                             "--traits and --problems, every problem of the task info")
     parser.add_argument("--force", action="store_true",
                         help="start the run folder afresh instead of resuming")
     parser.add_argument("--time-limit", type=float, default=0.0, metavar="SECONDS",
@@ -193,6 +193,7 @@ def _warn_unpriced(args: argparse.Namespace, prices: Mapping[str, object]) -> No
     if not method_class(args.method).needs_llm:
         return
     models = [args.model] + list(role_models(args.role_model).values())
+    from genotex.methods.resources import unpriced
     for model in unpriced(models, prices):
         logger.warning("no price for model %s in the price table: its cost is reported as "
                        "n/a (add it with --prices)", model)
@@ -211,6 +212,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Entry point; 0 when every task finished, 1 when some failed, 2 on bad usage or when
     the run stopped (the model endpoint cannot be used)."""
     args = build_parser().parse_args(argv)
+    from genotex.methods.base import MethodConfig
+    from genotex.methods.resources import format_summary, load_price_table
+    from genotex.methods.runner import TREE_NAME, RunOptions, run_method
+    from utils.errors import InputFileError
+    from utils.problems import enumerate_problems, load_task_info, select_problems
+
     key = api_key(args.api_key_env)
     configure_logging(args.verbose)
     for handler in logging.getLogger().handlers:

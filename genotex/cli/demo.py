@@ -8,12 +8,17 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from genotex.demo.build import (DEFAULT_GENE_INFO, DEFAULT_SOURCE_TASK_INFO, STEPS, build_baseline,
-                                build_croissant, build_input, build_maps, build_notebooks,
-                                build_regress, build_task_info)
-from genotex.demo.cohorts import all_cohorts
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
+
+# The build (nbformat, nbclient, the generator) is imported in main(), after the
+# arguments are parsed, so that --help comes back at once.
+
+#: The steps of genotex.demo.build, in the order they run.
+STEPS = ("maps", "task-info", "input", "notebooks", "regress", "baseline", "croissant")
+DEFAULT_GENE_INFO = Path("..") / "shared" / "data" / "genes" / "Homo_sapiens.gene_info.gz"
+DEFAULT_SOURCE_TASK_INFO = (Path("..") / "shared" / "data" / "opentargets"
+                            / "genomas_task_info.json")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _selected_cohorts(names: Optional[Sequence[str]]) -> list:
     if not names:
         return []
+    from genotex.demo.cohorts import all_cohorts
+
     known = {f"{d.trait}/{d.cohort}": d for d in all_cohorts()}
     missing = [name for name in names if name not in known]
     if missing:
@@ -56,6 +63,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)
+    from genotex.demo.build import (build_baseline, build_croissant, build_input, build_maps,
+                                    build_notebooks, build_regress, build_task_info)
+
     paths = paths_from_args(args)
     root = paths.root
     gene_info = (args.gene_info or root / DEFAULT_GENE_INFO).resolve()

@@ -18,18 +18,14 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from genotex.evaluation.evaluator import TASKS, EvaluationSettings, Evaluator, default_jobs
-from genotex.evaluation.html_report import write_html_report
-from genotex.evaluation.leaderboard import build_leaderboard, unique_method_names
-from genotex.evaluation.report import write_comparison, write_report
-from genotex.evaluation.text_summary import format_leaderboard, format_report
-from genotex.evaluation.tree import SUBTASKS
+from genotex.evaluation.layout import SUBTASKS, TASKS, NotATreeError, check_prediction_tree
 from genotex.evaluation.untrusted import MIB, Limits
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ENV_OUTPUT, add_path_arguments, exits_when_root_is_missing, paths_from_args
-from utils.problems import load_task_info
-from utils.symbols import load_synonym_map
+
+# The evaluator and its readers (numpy, pandas, scipy) are imported in main(), after the
+# arguments are parsed, so that --help and usage errors come back at once.
 
 logger = logging.getLogger("eval")
 
@@ -63,8 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{', '.join(SUBTASKS)} (default: all)")
     parser.add_argument("-g", "--gene-synonyms", default=None, metavar="SYNONYMS",
                         help="gene synonym JSON {ALIAS_UPPER: Official}; when given, analysis "
-                             "gene symbols are mapped through it before comparison "
-                             "(default: compare upper-cased symbols as written)")
+                             "gene symbols are mapped through it before comparison. Default, "
+                             "and the canonical reading the leaderboard reports: compare "
+                             "upper-cased symbols as written (normalizing symbols is part of "
+                             "the method's preprocessing; docs/evaluation.md)")
     add_path_arguments(parser, ("task_info",))
     parser.add_argument("--legacy", action="store_true",
                         help="score with the original GenoTEX evaluator's conventions where "
@@ -112,6 +110,8 @@ def _error(message: str) -> int:
 
 def _predictions(arguments: List[str]) -> Tuple[List[Tuple[str, Path]], List[str]]:
     """``[(method, folder)]`` and the problems (folders that do not exist)."""
+    from genotex.evaluation.leaderboard import unique_method_names
+
     named = [method_and_path(argument) for argument in arguments]
     folders = [Path(path).expanduser() for _, path in named]
     names = unique_method_names([name or folder.resolve().name or str(folder)
@@ -132,6 +132,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     if problems:
         return _error("; ".join(problems) + " (pass -p PRED, the folder holding preprocess/ "
                       "and regress/)")
+    tasks = tuple(t for t in TASKS if t in args.tasks)
+    warnings: List[str] = []
+    try:
+        for _, folder in predictions:
+            warnings += check_prediction_tree(folder, tasks)
+    except NotATreeError as exc:
+        return _error(str(exc))
     try:
         reference = Path(args.ref).expanduser().resolve() if args.ref else paths.output
     except InputFileError as exc:
@@ -139,7 +146,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not reference.is_dir():
         return _error(f"reference folder {reference} does not exist (pass -r REF or set "
                       f"{ENV_OUTPUT})")
-    tasks = tuple(t for t in TASKS if t in args.tasks)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    from genotex.evaluation.evaluator import EvaluationSettings, Evaluator, default_jobs
+    from genotex.evaluation.html_report import write_html_report
+    from genotex.evaluation.leaderboard import build_leaderboard
+    from genotex.evaluation.report import write_comparison, write_report
+    from genotex.evaluation.text_summary import format_leaderboard, format_report
+    from utils.problems import load_task_info
+    from utils.symbols import load_synonym_map
+
     task_info = None
     if {"selection", "analysis"} & set(tasks):
         try:
@@ -157,7 +173,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                     max_table_bytes=int(args.max_table_mb * MIB))
     settings = EvaluationSettings(
         tasks=tasks, subtasks=tuple(s for s in SUBTASKS if s in args.subtasks),
-        synonyms=synonyms, limits=limits,
+        synonyms=synonyms, synonyms_file=args.gene_synonyms, limits=limits,
         jobs=args.jobs if args.jobs else default_jobs(),
         progress=not args.no_progress and sys.stderr.isatty(), legacy=args.legacy)
     reports: List[Dict[str, Any]] = [

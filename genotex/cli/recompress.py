@@ -10,7 +10,11 @@ verified and atomic; a second run changes nothing.
 Examples
 --------
     python recompress_files.py --dry-run          # show what would change in ./input
-    python recompress_files.py --root /data/genotex/input
+    python recompress_files.py --input-dir /data/genotex/input
+
+``--root`` names the repository, as in every command (its ``input/`` is the default
+tree). Before issue 22 it named the tree to repair; a ``--root`` that is not a GenoTEX
+checkout is still read that way, with a warning to use ``--input-dir``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import List, Optional
 
 from genotex.recompress import LOST_SUFFIX_PATTERNS, recompress_tree
 from utils.logs import add_verbosity_argument, configure_logging
-from utils.paths import exits_when_root_is_missing, resolve_paths
+from utils.paths import add_path_arguments, exits_when_root_is_missing, is_checkout, paths_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,9 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Restore the gzip compression of GEO / Xena input files that a data "
                     "platform unpacked (idempotent, atomic, verified).",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--root", metavar="DIR", default=None,
-                        help="tree to repair (default: the resolved input dir: "
-                             "GENOTEX_INPUT or <repo>/input)")
+    add_path_arguments(parser, ("root", "input"))
     parser.add_argument("--dry-run", action="store_true",
                         help="only list what would change; touch nothing")
     parser.add_argument("--verify", action="store_true",
@@ -52,7 +54,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; exit code 0 when nothing failed or conflicts, else 1."""
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)
-    root = Path(args.root) if args.root else resolve_paths().input
+    if args.root and not is_checkout(Path(args.root)) and not args.input_dir:
+        print(f"warning: --root {args.root} is not a GenoTEX checkout: read as the tree to "
+              f"repair (its former meaning); use --input-dir {args.root} (--root names the "
+              "repository, as in every command)", file=sys.stderr)
+        args.input_dir, args.root = args.root, None
+    root = paths_from_args(args).input
     try:
         report = recompress_tree(root, dry_run=args.dry_run,
                                  patterns=LOST_SUFFIX_PATTERNS + tuple(args.pattern),

@@ -9,11 +9,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import List, Optional
 
-from genotex.demo.recovery import TRUTH_NAME, category_table, format_table, tree_recovery
+from genotex.synthetic.options import TRUTH_NAME
 from utils.errors import InputFileError
-from utils.io import read_json
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
-from utils.problems import load_task_info
+
+# The recovery computation (numpy) is imported in main(), after the arguments are parsed.
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,6 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
+    from genotex.demo.recovery import category_table, format_table, tree_recovery
+    from utils.io import read_json
+    from utils.problems import load_task_info
+
     paths = paths_from_args(args)
     try:
         truth = read_json(args.truth or paths.metadata / TRUTH_NAME)

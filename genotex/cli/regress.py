@@ -20,18 +20,22 @@ import argparse
 import logging
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
-from genotex.regress.runner import RunSettings, SchedulerError, check_inputs, run_problems
-from tools.statistics.inputs import AUTO, AnalysisConfig
-from tools.statistics.models import model_names
-from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
-from utils.problems import (Problem, TraitNameError, enumerate_problems, load_task_info,
-                            normalize_trait, parse_problem)
+
+# The analysis modules (numpy, scipy, scikit-learn) are imported in main(), after the
+# arguments are parsed, so that --help and usage errors come back at once.
 
 logger = logging.getLogger("regress")
+#: ``--model`` default: SPEC 5.3's rule (tools.statistics.inputs.AUTO).
+AUTO_MODEL = "auto"
+#: The models built into tools.statistics.models, named in --help (a test keeps the
+#: list equal to the registry's).
+BUILT_IN_MODELS = ("lasso", "lmm")
+SELECTION_HELP = ("--traits and --problems combine as a union: every problem of each "
+                  "trait named, plus each problem named")
 
 
 class UsageError(ValueError):
@@ -46,23 +50,29 @@ def build_parser() -> argparse.ArgumentParser:
                     "result is up to date (same input fingerprint) are skipped unless "
                     "--force.")
     parser.add_argument("--traits", nargs="+", metavar="TRAIT",
-                        help="only these traits (all their problems); names are normalized "
-                             "like folder names")
+                        help="every problem of these traits (names are normalized like "
+                             "folder names: \"Crohn's Disease\" = Crohns_Disease); "
+                             + SELECTION_HELP)
     parser.add_argument("--problems", nargs="+", metavar="TRAIT|CONDITION",
-                        help="only these problems, e.g. 'Asthma|None' 'Asthma|Age' "
-                             "'Asthma|Obesity' (None = unconditional)")
+                        help="these problems, e.g. 'Asthma|None' 'Asthma|Age' "
+                             "'Asthma|Obesity' (None = unconditional); without --traits and "
+                             "--problems, every problem of the task info")
     parser.add_argument("-j", "--jobs", type=int, default=1,
                         help="local worker processes (default: 1); with fewer processes "
                              "than cores, a problem's LMM fits use cores // jobs threads")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run on a Dask distributed cluster at this scheduler address "
-                             "(e.g. tcp://host:8786); workers must see the same preprocess "
-                             "tree path; results are written by this process")
-    parser.add_argument("--model", choices=[AUTO, *model_names()], default=AUTO,
-                        help="statistical model of every problem (default: auto = SPEC 5.3's "
-                             "rule: lmm when a batch effect is detected, else lasso); the "
-                             "choices are the registered models of tools.statistics.models, "
-                             "and a model other than auto enters the results' fingerprints")
+                             "(e.g. tcp://host:8786). The scheduler needs only Dask; every "
+                             "worker must import this project (start it with "
+                             "PYTHONPATH=<checkout>) and see the preprocess tree at the same "
+                             "path; results are written by this process (docs/statistics.md, "
+                             "'A Dask cluster')")
+    parser.add_argument("--model", default=AUTO_MODEL, metavar="NAME",
+                        help="statistical model of every problem (default: auto = the rule "
+                             "of docs/statistics.md: lmm when a batch effect is detected, else "
+                             f"lasso); or a model registered in tools.statistics.models (built "
+                             f"in: {', '.join(BUILT_IN_MODELS)}). A model other than auto "
+                             "enters the results' fingerprints")
     parser.add_argument("--force", action="store_true",
                         help="re-run problems whose results are up to date")
     parser.add_argument("--remove-stale", action="store_true",
@@ -79,37 +89,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def select_problems(all_problems: Sequence[Problem], traits: Optional[Sequence[str]],
-                    wanted: Optional[Sequence[str]]) -> List[Problem]:
-    """The problems named by ``--traits`` / ``--problems`` (all when neither is given).
+def check_model(name: str) -> None:
+    """Refuse a ``--model`` that is not registered, with the closest registered name.
 
     Raises
     ------
     UsageError
-        When a named trait or problem is not in the task info.
     """
-    if not traits and not wanted:
-        return list(all_problems)
-    known = set(all_problems)
-    chosen: List[Problem] = []
-    missing: List[str] = []
-    for trait in traits or ():
-        name = normalize_trait(trait)
-        matches = [p for p in all_problems if p.trait == name]
-        if matches:
-            chosen.extend(matches)
-        else:
-            missing.append(trait)
-    for text in wanted or ():
-        problem = parse_problem(text)
-        if problem in known:
-            chosen.append(problem)
-        else:
-            missing.append(text)
-    if missing:
-        raise UsageError(f"not in the task info: {', '.join(missing)}")
-    order = {p: i for i, p in enumerate(all_problems)}
-    return sorted(set(chosen), key=order.__getitem__)
+    from tools.statistics.models import model_names
+    from utils.problems import closest_name
+
+    known = [AUTO_MODEL, *model_names()]
+    if name not in known:
+        match = closest_name(name, known)
+        raise UsageError(f"--model {name}: not a registered model "
+                         + (f"(did you mean {match}?)" if match else f"({', '.join(known)})"))
 
 
 @exits_when_root_is_missing
@@ -118,7 +112,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     level = configure_logging(args.verbose)
+    from genotex.regress.runner import RunSettings, SchedulerError, check_inputs, run_problems
+    from tools.statistics.inputs import AnalysisConfig
+    from utils.errors import InputFileError
+    from utils.problems import (ProblemNameError, TraitNameError, enumerate_problems,
+                                load_task_info, select_problems)
+
     try:
+        check_model(args.model)
         paths = paths_from_args(args)
         task_info = load_task_info(paths.task_info)
         problems = select_problems(enumerate_problems(task_info), args.traits, args.problems)
@@ -126,7 +127,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                       else paths.preprocess)
         regress = Path(args.regress_dir).resolve() if args.regress_dir else paths.regress
         check_inputs(problems, preprocess)
-    except (InputFileError, UsageError, TraitNameError) as exc:
+    except (InputFileError, UsageError, ProblemNameError, TraitNameError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     settings = RunSettings(preprocess, regress, paths.task_info, args.force,

@@ -29,26 +29,21 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
-from genotex.demo.plan import demo_plan, demo_plan_file
-from genotex.synthetic import Sources, demo_task_info, generate, load_plan
-from genotex.synthetic.benchmark import write_preset
-from genotex.synthetic.files import DEMO_COMPRESSION, FAST_COMPRESSION, Compression
-from genotex.synthetic.genes import build_catalog
-from genotex.synthetic.presets import PRESETS
-from genotex.synthetic.spec import (COUNT_IDS, PLATFORM_STYLES, SCALES, SOURCES, TRAIT_FIELDS,
-                                    TRAIT_KINDS, plan_from_mapping, single_cohort_mapping)
+from genotex.synthetic.options import (COUNT_IDS, PLATFORM_STYLES, PRESET_NAMES, SCALES,
+                                       SOURCES, TRAIT_FIELDS, TRAIT_KINDS, TRUTH_NAME)
 from utils.errors import InputFileError
-from utils.io import file_sha256
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
                          paths_from_args)
-from utils.problems import load_task_info
-from utils.schemas.task_info import write_task_info
-from utils.symbols import ENTREZ_MAP_NAME, companion_map_path, load_gene_map
 
-TRUTH_NAME = "synthetic_truth.json"
+if TYPE_CHECKING:
+    from genotex.synthetic import Sources
+    from genotex.synthetic.files import Compression
+
+# The generator (numpy, pandas) is imported by the functions that run it, after the
+# arguments are parsed, so that --help comes back at once.
 
 
 def default_truth_path(args: argparse.Namespace, out: Path, paths: ProjectPaths) -> Path:
@@ -81,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     plans.add_argument("--demo-plan", action="store_true",
                        help="the bundled demo's plan (genotex/demo/plan.json, shipped with "
                             "the package)")
-    plans.add_argument("--preset", choices=sorted(PRESETS),
+    plans.add_argument("--preset", choices=PRESET_NAMES,
                        help="a whole benchmark folder shaped like the real GenoTEX "
                             "(docs/synthetic.md, 'Presets'): --out DIR receives input/, "
                             "metadata/, reference/preprocess and the truth; traits from "
@@ -158,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def compression_of(args: argparse.Namespace, default: Compression) -> Compression:
     """The ``--compression ENGINE:LEVEL`` setting (``default`` when absent)."""
+    from genotex.synthetic.files import Compression
     if not args.compression:
         return default
     engine, _, level = args.compression.partition(":")
@@ -171,6 +167,9 @@ def run_preset(args: argparse.Namespace, paths: ProjectPaths) -> int:
     """``--preset``: a whole benchmark folder; prints its size and generation time."""
     if not args.out:
         raise SystemExit("error: --preset needs --out DIR (the benchmark folder)")
+    from genotex.synthetic.benchmark import write_preset
+    from genotex.synthetic.files import FAST_COMPRESSION
+    from utils.symbols import ENTREZ_MAP_NAME, companion_map_path, load_gene_map
     synonyms = load_gene_map(paths.gene_synonyms)
     entrez_path = (Path(args.entrez_map) if args.entrez_map
                    else companion_map_path(ENTREZ_MAP_NAME, paths.gene_synonyms))
@@ -190,6 +189,10 @@ def run_preset(args: argparse.Namespace, paths: ProjectPaths) -> int:
 
 def plan_document(args: argparse.Namespace) -> tuple:
     """The plan (parsed) and its name for messages, from --plan or the flags."""
+    from genotex.demo.plan import demo_plan, demo_plan_file
+    from genotex.synthetic import load_plan
+    from genotex.synthetic.spec import plan_from_mapping, single_cohort_mapping
+
     if args.plan or args.demo_plan:
         plan = demo_plan() if args.demo_plan else load_plan(args.plan)
         if args.seed is not None:
@@ -214,6 +217,11 @@ def plan_document(args: argparse.Namespace) -> tuple:
 
 def load_sources(args: argparse.Namespace, paths) -> Sources:
     """Read the synonym map, task info and optional GeneID map."""
+    from genotex.synthetic import Sources
+    from utils.io import file_sha256
+    from utils.problems import load_task_info
+    from utils.symbols import ENTREZ_MAP_NAME, companion_map_path, load_gene_map
+
     entrez_path = (Path(args.entrez_map) if args.entrez_map
                    else companion_map_path(ENTREZ_MAP_NAME, paths.gene_synonyms))
     entrez = load_gene_map(entrez_path) if entrez_path.is_file() else None
@@ -231,6 +239,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)
+    from genotex.synthetic import demo_task_info, generate
+    from genotex.synthetic.files import DEMO_COMPRESSION
+    from genotex.synthetic.genes import build_catalog
+    from utils.schemas.task_info import write_task_info
+
     paths = paths_from_args(args)
     try:
         if args.preset:

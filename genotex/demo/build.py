@@ -45,16 +45,12 @@ from typing import List, Sequence
 from genotex.demo.cohorts import GeoDecisions, all_cohorts
 from genotex.demo.notebooks import (execute_notebook, geo_notebook, notebook_path, tidy_notebook,
                                     write_notebook, xena_notebook)
+from genotex.synthetic.options import TRUTH_NAME
 from utils.logs import progress
 from utils.paths import ENV_INPUT, ENV_METADATA, ENV_OUTPUT, ENV_ROOT, ProjectPaths
 
 logger = logging.getLogger(__name__)
 
-STEPS = ("maps", "task-info", "input", "notebooks", "regress", "baseline", "croissant")
-TRUTH_NAME = "synthetic_truth.json"
-DEFAULT_GENE_INFO = Path("..") / "shared" / "data" / "genes" / "Homo_sapiens.gene_info.gz"
-DEFAULT_SOURCE_TASK_INFO = (Path("..") / "shared" / "data" / "opentargets"
-                            / "genomas_task_info.json")
 BASELINE_SCRIPT = Path("examples") / "make_baseline.py"
 BASELINE_TREE = Path("examples") / "baseline_prediction"
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from genotex.synthetic.options import TRUTH_NAME
 from utils.errors import InputFileError
 from utils.io import read_json
 from utils.metrics import auroc_from_scores, ranking_scores, unique_in_order
@@ -35,7 +36,6 @@ from utils.schemas.result import parse_result
 from utils.selection import LinkedTableIndex, select_in_tree
 
 CATEGORIES = (UNCONDITIONAL, ONE_STEP, TWO_STEP)
-TRUTH_NAME = "synthetic_truth.json"
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 from genotex.evaluation.analysis import AnalysisScorer
 from genotex.evaluation.preprocessing import preprocessing_report, run_jobs
 from genotex.evaluation.selection import score_dataset_selection, score_filtering
-from genotex.evaluation.tree import SUBTASKS, prediction_reader, reference_reader
+from genotex.evaluation.layout import SUBTASKS, TASKS
+from genotex.evaluation.tree import prediction_reader, reference_reader
 from genotex.evaluation.tree_selection import TreeSelections
 from genotex.evaluation.untrusted import Limits
 from utils.logs import progress
@@ -42,7 +43,6 @@ from utils.runtime import available_cores
 
 logger = logging.getLogger(__name__)
 
-TASKS = ("selection", "preprocessing", "analysis")
 GENOTEX_CONVENTIONS = "genotex"
 LEGACY_CONVENTIONS = "legacy"
 
@@ -58,7 +58,11 @@ class EvaluationSettings:
     subtasks : tuple of str
         Preprocessing subtasks: any of ``gene``, ``clinical``, ``linked``.
     synonyms : mapping, optional
-        ``{ALIAS_UPPER: Official}``; applied to analysis gene symbols.
+        ``{ALIAS_UPPER: Official}``; applied to analysis gene symbols. Without it,
+        symbols are compared as written (stripped, upper-cased): the canonical
+        reading (docs/evaluation.md "Gene symbols: the canonical reading").
+    synonyms_file : str, optional
+        Where ``synonyms`` came from, for the report's ``gene_synonyms``.
     limits : Limits
         Byte caps for predicted files.
     jobs : int
@@ -74,6 +78,7 @@ class EvaluationSettings:
     tasks: Tuple[str, ...] = TASKS
     subtasks: Tuple[str, ...] = SUBTASKS
     synonyms: Optional[Mapping[str, str]] = None
+    synonyms_file: Optional[str] = None
     limits: Limits = Limits()
     jobs: int = 1
     progress: bool = False
@@ -84,6 +89,13 @@ class EvaluationSettings:
     def conventions(self) -> str:
         """``genotex`` (SPEC 6) or ``legacy`` (the original evaluator's)."""
         return LEGACY_CONVENTIONS if self.legacy else GENOTEX_CONVENTIONS
+
+    @property
+    def gene_synonyms(self) -> Optional[str]:
+        """The report's ``gene_synonyms``: None for the canonical reading (no map)."""
+        if self.synonyms is None:
+            return None
+        return self.synonyms_file or "<mapping given in code>"
 
 
 class Evaluator:
@@ -161,6 +173,7 @@ class Evaluator:
                                   "prediction": str(self.pred.reader.root),
                                   "reference": str(self.ref.reader.root),
                                   "conventions": self.settings.conventions,
+                                  "gene_synonyms": self.settings.gene_synonyms,
                                   "tasks": list(self.settings.tasks),
                                   "subtasks": list(self.settings.subtasks)}
         if not os.path.isdir(self.pred.reader.root):

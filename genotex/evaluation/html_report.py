@@ -6,12 +6,16 @@ One file, viewable offline: inline CSS and inline SVG charts
 * the leaderboard (methods as rows, :mod:`genotex.evaluation.leaderboard`);
 * ``plot-overview``: the headline scores of each method;
 * ``plot-categories``: analysis F1, AUROC and GSEA ES by problem category;
-* ``plot-auroc``: the distribution of the per-problem AUROC;
+* ``plot-auroc``: the distribution of the per-problem AUROC over the problems scored;
 * ``plot-csc``: the CSC of each cohort, per preprocessing subtask;
 * each method's text summary (:func:`genotex.evaluation.text_summary.format_report`).
 
-Each chart's plot area has its own light tint (:data:`TINTS`), which the browser
-test uses to find it in a screenshot.
+Missing items are never drawn as zeros of a distribution: a problem without a valid
+result file stays out of the AUROC histogram and a missing or unusable table is drawn
+as a missing marker in the CSC charts (:class:`~genotex.evaluation.svg_plots.Series`
+``missing``); under each chart a note counts, per method, what is missing and what the
+means count as 0. Each chart's plot area has its own light tint (:data:`TINTS`), which
+the browser test uses to find it in a screenshot.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ from pathlib import Path
 from typing import Any, List, Mapping, Optional, Sequence
 
 from genotex.evaluation.leaderboard import HEADINGS, build_leaderboard
+from genotex.evaluation.statuses import OK, STATUSES
 from genotex.evaluation.summary import OVERALL
 from genotex.evaluation.svg_plots import Series, grouped_bars, series_color
-from genotex.evaluation.text_summary import CONVENTION_NAMES, format_report
-from genotex.evaluation.tree import SUBTASKS
+from genotex.evaluation.text_summary import (CONVENTION_NAMES, format_report,
+                                             gene_symbol_reading)
+from genotex.evaluation.layout import SUBTASKS
 from utils.io import PathLike, atomic_write_text
 from utils.problems import CATEGORIES
 
@@ -103,48 +109,96 @@ def overview_plot(leaderboard: Mapping[str, Any]) -> str:
                      [_scaled(row["scores"].get(key), factor) for key, _, factor in OVERVIEW])
               for i, row in enumerate(leaderboard["rows"])]
     return grouped_bars("Headline scores (percent)", [label for _, label, _ in OVERVIEW],
-                        series, y_max=100.0, y_label="percent", tint=TINTS["overview"],
-                        plot_id="plot-overview")
+                        series, y_max=100.0, y_label="percent", x_label="score",
+                        tint=TINTS["overview"], plot_id="plot-overview")
 
 
 def _scaled(value: Optional[float], factor: float) -> Optional[float]:
     return None if value is None else value * factor
 
 
+def _not_ok(items: Sequence[Mapping[str, Any]]) -> List[Mapping[str, Any]]:
+    """The prediction items that could not be scored (missing, malformed, empty)."""
+    return [i for i in items if i["status"] != OK and i["status"] in STATUSES]
+
+
+def _by_status(items: Sequence[Mapping[str, Any]]) -> str:
+    """``missing 5, malformed 1``: the items counted by status."""
+    counts: dict = {}
+    for item in items:
+        counts[item["status"]] = counts.get(item["status"], 0) + 1
+    return ", ".join(f"{status} {count}" for status, count in counts.items())
+
+
 def category_plots(reports: Sequence[Mapping[str, Any]]) -> List[str]:
-    """Analysis F1, AUROC and GSEA ES by category (one chart per metric)."""
+    """Analysis F1, AUROC and GSEA ES by category (one chart per metric).
+
+    These are the task's means, in which a problem without a valid result counts as 0
+    (docs/evaluation.md); the note under each chart says how many such problems each
+    method has.
+    """
     groups = [*CATEGORIES, OVERALL]
+    notes = []
+    for r in reports:
+        failed = _not_ok(r["analysis"]["problems"]) if r.get("analysis") else []
+        if failed:
+            notes.append(f"{r['method']}: {len(failed)} of {len(r['analysis']['problems'])} "
+                         f"problems have no valid result ({_by_status(failed)}); they count "
+                         "as 0 in these means")
     charts = []
-    for metric, title, top in (("f1", "Analysis F1 by category", 100.0),
-                               ("auroc", "AUROC by category", 1.0),
-                               ("gsea_es", "GSEA ES by category", 1.0)):
+    for metric, title, top, label in (("f1", "Analysis F1 by category", 100.0, "F1 (percent)"),
+                                      ("auroc", "AUROC by category", 1.0, "mean AUROC"),
+                                      ("gsea_es", "GSEA ES by category", 1.0, "mean GSEA ES")):
         series = [Series(r["method"], series_color(i),
                          [r["analysis"]["summary"][g][metric]["mean"] for g in groups])
                   for i, r in enumerate(reports) if r.get("analysis")]
         charts.append(grouped_bars(title, [HEADINGS[g] for g in groups], series, y_max=top,
-                                   tint=TINTS["categories"], plot_id=f"plot-categories-{metric}"))
+                                   y_label=label, x_label="problem category", notes=notes,
+                                   tint=TINTS["categories"],
+                                   plot_id=f"plot-categories-{metric}"))
     return charts
 
 
 def auroc_plot(reports: Sequence[Mapping[str, Any]]) -> str:
-    """How many problems fall in each AUROC tenth, per method (scored problems only)."""
+    """How many problems fall in each AUROC tenth, per method.
+
+    Only problems with a valid result and a defined AUROC are counted; the problems
+    without a valid result (scored 0 in the means) are counted in a note instead, so
+    they do not fill the lowest bin.
+    """
     labels = [f"{i / AUROC_BINS:.1f}-{(i + 1) / AUROC_BINS:.1f}" for i in range(AUROC_BINS)]
-    series = []
+    series, notes = [], []
     for i, report in enumerate(reports):
         if not report.get("analysis"):
             continue
         counts = [0] * AUROC_BINS
-        for item in report["analysis"]["problems"]:
+        problems = report["analysis"]["problems"]
+        scored = [item for item in problems if item["status"] == OK]
+        for item in scored:
             value = item.get("auroc")
             if isinstance(value, float) and math.isfinite(value):
                 counts[min(int(value * AUROC_BINS), AUROC_BINS - 1)] += 1
         series.append(Series(report["method"], series_color(i), counts))
+        failed = _not_ok(problems)
+        drawn = sum(counts)
+        note = f"{report['method']}: {drawn} problems drawn"
+        if failed:
+            note += (f"; {len(failed)} without a valid result ({_by_status(failed)}) are "
+                     "not drawn")
+        if len(scored) > drawn:
+            note += f"; {len(scored) - drawn} with AUROC undefined"
+        notes.append(note)
     return grouped_bars("Per-problem AUROC (problems per interval)", labels, series,
-                        y_label="problems", tint=TINTS["auroc"], plot_id="plot-auroc")
+                        y_label="problems", x_label="AUROC", notes=notes,
+                        tint=TINTS["auroc"], plot_id="plot-auroc")
 
 
 def csc_plots(reports: Sequence[Mapping[str, Any]]) -> List[str]:
-    """CSC of each reference cohort, one chart per subtask (methods side by side)."""
+    """CSC of each reference cohort, one chart per subtask (methods side by side).
+
+    A table that is missing or unusable is drawn as a missing marker, not as a CSC of
+    0, and counted in the note under the chart.
+    """
     charts = []
     for subtask in SUBTASKS:
         blocks = [(i, r["preprocessing"][subtask]) for i, r in enumerate(reports)
@@ -153,14 +207,21 @@ def csc_plots(reports: Sequence[Mapping[str, Any]]) -> List[str]:
             continue
         cohorts = list(dict.fromkeys(f"{item['trait']}/{item['cohort']}"
                                      for _, block in blocks for item in block["cohorts"]))
-        series = []
+        series, notes = [], []
         for i, block in blocks:
-            by_cohort = {f"{item['trait']}/{item['cohort']}": item["csc"]
-                         for item in block["cohorts"]}
+            by_cohort = {f"{item['trait']}/{item['cohort']}": item for item in block["cohorts"]}
+            items = [by_cohort.get(c) for c in cohorts]
             series.append(Series(reports[i]["method"], series_color(i),
-                                 [by_cohort.get(c) for c in cohorts]))
+                                 [item["csc"] if item else None for item in items],
+                                 [bool(item) and item["status"] != OK for item in items]))
+            failed = _not_ok(block["cohorts"])
+            if failed:
+                notes.append(f"{reports[i]['method']}: {len(failed)} tables missing or "
+                             f"unusable ({_by_status(failed)}), drawn as missing; they "
+                             "score 0 in the means")
         charts.append(grouped_bars(f"CSC per cohort: {subtask} tables (percent)", cohorts,
-                                   series, y_max=100.0, tint=TINTS["csc"],
+                                   series, y_max=100.0, y_label="CSC (percent)",
+                                   x_label="trait/cohort", notes=notes, tint=TINTS["csc"],
                                    plot_id=f"plot-csc-{subtask}"))
     return charts
 
@@ -171,7 +232,9 @@ def render_html(reports: Sequence[Mapping[str, Any]]) -> str:
     sections = [f"<h1>GenoTEX evaluation: {escape(', '.join(r['method'] for r in reports))}"
                 "</h1>",
                 f'<p class="meta">reference {escape(leaderboard["reference"])}<br>'
-                f"conventions {escape(CONVENTION_NAMES[leaderboard['conventions']])}</p>",
+                f"conventions {escape(CONVENTION_NAMES[leaderboard['conventions']])}<br>"
+                "gene symbols "
+                f"{escape(gene_symbol_reading(leaderboard.get('gene_synonyms')))}</p>",
                 '<section id="leaderboard"><h2>Leaderboard</h2>'
                 f"{leaderboard_html(leaderboard)}</section>",
                 _section("overview", "Headline scores", [overview_plot(leaderboard)])]

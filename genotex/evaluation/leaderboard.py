@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from genotex.evaluation.summary import OVERALL
-from genotex.evaluation.tree import SUBTASKS
+from genotex.evaluation.layout import SUBTASKS
 from utils.problems import CATEGORIES
 
 PERCENT_SCALE = "percent"
@@ -90,23 +90,25 @@ def column_score(report: Mapping[str, Any], column: Column) -> Optional[float]:
 
 
 def build_leaderboard(reports: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
-    """The leaderboard of several methods' reports (same reference and conventions).
+    """The leaderboard of several methods' reports (same reference and readings).
 
     Raises
     ------
     ValueError
-        When the reports disagree on the reference or the conventions.
+        When the reports disagree on the reference, the conventions or the gene-symbol
+        reading (``gene_synonyms``).
     """
     if not reports:
         raise ValueError("no report to rank")
-    references = {r["reference"] for r in reports}
-    conventions = {r["conventions"] for r in reports}
-    if len(references) > 1 or len(conventions) > 1:
-        raise ValueError("reports to compare must share the reference and the conventions")
+    shared = ("reference", "conventions", "gene_synonyms")
+    if any(len({r.get(key) for r in reports}) > 1 for key in shared):
+        raise ValueError("reports to compare must share the reference, the conventions and "
+                         "the gene-symbol reading")
     columns = leaderboard_columns()
     rows = [{"method": r["method"], "prediction": r["prediction"],
              "scores": {c.key: column_score(r, c) for c in columns}} for r in reports]
     return {"reference": reports[0]["reference"], "conventions": reports[0]["conventions"],
+            "gene_synonyms": reports[0].get("gene_synonyms"),
             "columns": [c.as_dict() for c in columns], "rows": rows}
 
 

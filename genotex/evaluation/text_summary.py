@@ -26,7 +26,7 @@ WIDTH = 100
 PREDICTION_ORDER = ("accuracy", "precision", "recall", "f1", "normalized_mse", "r2")
 #: How many worst items each task lists.
 WORST = 3
-CONVENTION_NAMES = {"genotex": "genotex (SPEC 6)",
+CONVENTION_NAMES = {"genotex": "genotex (docs/evaluation.md)",
                     "legacy": "legacy (the original evaluator's, docs/evaluation.md)"}
 GENE_HEADINGS = {"precision": "precision", "recall": "recall", "f1": "F1",
                  "jaccard": "Jaccard", "auroc": "AUROC", "gsea_es": "GSEA ES"}
@@ -48,12 +48,26 @@ def status_text(counts: Mapping[str, int], skip_ok: bool = False) -> str:
     return ", ".join(parts) or ("none" if not skip_ok else "-")
 
 
+def gene_symbol_reading(gene_synonyms: Optional[str]) -> str:
+    """How analysis gene symbols were compared, and whether that is the canonical reading.
+
+    >>> gene_symbol_reading(None)
+    'as written, stripped and upper-cased (the canonical reading)'
+    """
+    if gene_synonyms is None:
+        return "as written, stripped and upper-cased (the canonical reading)"
+    return f"mapped through {gene_synonyms} (-g; the canonical reading maps none)"
+
+
 def format_report(report: Mapping[str, Any]) -> str:
     """Readable one-screen summary of one method's report."""
     lines = [f"GenoTEX evaluation of {report['method']}",
              f"  prediction   {report['prediction']}",
              f"  reference    {report['reference']}",
-             f"  conventions  {CONVENTION_NAMES[report['conventions']]}", ""]
+             f"  conventions  {CONVENTION_NAMES[report['conventions']]}"]
+    if report.get("analysis"):
+        lines.append(f"  gene symbols {gene_symbol_reading(report.get('gene_synonyms'))}")
+    lines.append("")
     if report.get("selection"):
         lines += _selection_lines(report["selection"])
     if report.get("preprocessing"):
@@ -170,11 +184,17 @@ def _worst_lines(report: Mapping[str, Any]) -> List[str]:
         counts: Dict[str, int] = {}
         for _, item in not_ok:
             counts[item["status"]] = counts.get(item["status"], 0) + 1
-        lines.append(f"  {'not ok':<15}{len(not_ok)} items ({status_text(counts)}), "
-                     "first:")
         root = str(report["prediction"]).rstrip("/") + "/"
-        for task, item in not_ok[:WORST]:
-            text = f"    [{task}] {item['status']}: {item['message'].replace(root, '')}"
+        repeats: Dict[tuple, int] = {}  # one line per distinct message, in item order
+        for task, item in not_ok:
+            key = (task, item["status"], item["message"].replace(root, ""))
+            repeats[key] = repeats.get(key, 0) + 1
+        lines.append(f"  {'not ok':<15}{len(not_ok)} items ({status_text(counts)}), "
+                     f"{len(repeats)} distinct message{'s' if len(repeats) != 1 else ''}, "
+                     "first:")
+        for (task, status, message), count in list(repeats.items())[:WORST]:
+            times = f" ({count} items)" if count > 1 else ""
+            text = f"    [{task}] {status}{times}: {message}"
             lines.append(text if len(text) <= WIDTH else text[:WIDTH - 3] + "...")
     if not lines:
         return []
@@ -234,7 +254,8 @@ def format_leaderboard(leaderboard: Mapping[str, Any],
     width = max([len("method")] + [len(r["method"]) for r in rows]) + 2
     lines = [f"GenoTEX leaderboard of {len(rows)} methods",
              f"  reference    {leaderboard['reference']}",
-             f"  conventions  {CONVENTION_NAMES[leaderboard['conventions']]}", ""]
+             f"  conventions  {CONVENTION_NAMES[leaderboard['conventions']]}",
+             f"  gene symbols {gene_symbol_reading(leaderboard.get('gene_synonyms'))}", ""]
     first = [c for c in columns if c["task"] != "analysis"]
     second = [c for c in columns if c["task"] == "analysis"]
     for title, chosen in (("SELECTION AND PREPROCESSING (percent)", first),

@@ -38,7 +38,6 @@ from utils.schemas.cohort_info import (CohortInfoReading, check_cohort_info_root
 from utils.schemas.result import ResultReading, parse_result
 from utils.selection import COHORT_INFO_NAME
 
-SUBTASKS = ("gene", "clinical", "linked")
 TCGA_COHORT = "Xena"
 COHORT_ALIASES: Mapping[str, Tuple[str, ...]] = {TCGA_COHORT: ("TCGA",)}
 #: Reference files are trusted to be large: no practical cap.

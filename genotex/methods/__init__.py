@@ -17,9 +17,10 @@ subclass and one line in :data:`METHODS`.
 from __future__ import annotations
 
 import importlib
-from typing import Dict, List, Type
+from typing import TYPE_CHECKING, Dict, List, Type
 
-from genotex.methods.base import Method
+if TYPE_CHECKING:  # the registry stays light: run_agent.py --help lists the names
+    from genotex.methods.base import Method
 
 #: ``--method`` name -> ``module:Class``.
 METHODS: Dict[str, str] = {
@@ -35,7 +36,7 @@ def method_names() -> List[str]:
     return list(METHODS)
 
 
-def method_class(name: str) -> Type[Method]:
+def method_class(name: str) -> Type["Method"]:
     """The class of a registered method.
 
     Raises

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Dict, Iterator, Mapping, Optional, Sequence
 
+from genotex.methods.errors import RunAborted  # noqa: F401 (re-exported)
 from utils.paths import ProjectPaths
 from utils.problems import Problem
 
@@ -31,14 +32,6 @@ PROBLEM = "problem"
 DONE = "done"
 FAILED = "failed"
 SKIPPED = "skipped"
-
-
-class RunAborted(RuntimeError):
-    """The whole run must stop (e.g. the model endpoint cannot be used at all).
-
-    Task boundaries record the task's outcome (with its accounting) and let this
-    exception through; the runner writes its report and stops.
-    """
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ Behaviour:
 * resumable: a task finished in an earlier run of the same method is skipped
   (``force`` starts the run folder afresh); failed and skipped tasks are tried again;
 * failures are isolated: an exception ends its task only, with the reason --
-  except :class:`~genotex.methods.base.RunAborted` (an endpoint that cannot be
+  except :class:`~genotex.methods.errors.RunAborted` (an endpoint that cannot be
   used): the task is recorded, the report written, and the run stops
   (``RunSummary.aborted``);
 * before any task, :meth:`Method.prepare` (the LLM methods probe their endpoint);

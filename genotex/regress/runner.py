@@ -26,6 +26,7 @@ import functools
 import logging
 import multiprocessing
 import os
+import pickle
 import time
 import uuid
 from collections import Counter
@@ -35,6 +36,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 
 from threadpoolctl import threadpool_limits
 
+from genotex.regress.cluster import ClusterError, check_workers, opaque_call, result_of
 from tools.statistics.cohort_cache import CohortCache
 from tools.statistics.engine import ENGINE, AnalysisConfig, ProblemOutcome, run_problem
 from utils.errors import InputFileError
@@ -56,7 +58,7 @@ Fingerprints = Dict[Problem, Optional[str]]
 
 
 class SchedulerError(RuntimeError):
-    """The distributed scheduler cannot be reached."""
+    """The distributed scheduler cannot be reached, or its workers cannot run the project."""
 
 
 def check_inputs(problems: Sequence[Problem], preprocess_root: Path) -> None:
@@ -319,6 +321,8 @@ def _submit_local(groups: List[Group], settings: RunSettings, previous: Fingerpr
 
 def _submit_dask(groups: List[Group], settings: RunSettings, previous: Fingerprints,
                  scheduler: str) -> Iterator[Tuple[Group, List[ProblemOutcome]]]:
+    """Groups as opaque tasks (:mod:`genotex.regress.cluster`): the scheduler imports
+    nothing of the project; every worker is checked before the first group is sent."""
     from distributed import Client, as_completed
 
     try:
@@ -326,12 +330,18 @@ def _submit_dask(groups: List[Group], settings: RunSettings, previous: Fingerpri
     except (OSError, TimeoutError) as exc:
         raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
     with client:
-        futures = {client.submit(analyse_group, group, settings,
-                                 {p: previous[p] for p in group}, pure=False): tuple(group)
+        try:
+            check_workers(client, scheduler)
+        except ClusterError as exc:
+            raise SchedulerError(str(exc)) from exc
+        futures = {client.submit(pickle.loads,
+                                 opaque_call(analyse_group, group, settings,
+                                             {p: previous[p] for p in group}),
+                                 pure=False): tuple(group)
                    for group in groups}
         for future in as_completed(list(futures)):
             group = list(futures[future])
-            yield group, _group_result(future.result, group)
+            yield group, _group_result(lambda: result_of(future.result()), group)
 
 
 def _group_result(get: Callable[[], List[ProblemOutcome]], group: Group
@@ -339,7 +349,8 @@ def _group_result(get: Callable[[], List[ProblemOutcome]], group: Group
     try:
         return get()
     except Exception as exc:  # noqa: BLE001 - a crashed worker fails its group only
-        return [ProblemOutcome(problem, "failed", f"worker error: {type(exc).__name__}: {exc}")
+        reason = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
+        return [ProblemOutcome(problem, "failed", f"worker error: {reason}")
                 for problem in group]
 
 

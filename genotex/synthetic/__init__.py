@@ -19,11 +19,38 @@ rng, files
 geo_writer, xena_writer
     File renderers; ``cohorts`` writes one cohort; ``generate`` a whole tree.
 
-Use :func:`generate` (or the ``generate_synthetic.py`` CLI).
+options
+    The choices of the plan's fields (sources, scales, ...), light to import.
+
+Use :func:`generate` (or the ``generate_synthetic.py`` CLI). The names below are
+imported on first use, so that importing a light module of the package (``options``,
+for a command line's ``--help``) does not load the generator and NumPy.
 """
 
-from genotex.synthetic.generate import Sources, demo_task_info, generate
-from genotex.synthetic.spec import Plan, PlanError, load_plan, plan_from_mapping
+from __future__ import annotations
 
-__all__ = ["Plan", "PlanError", "Sources", "demo_task_info", "generate", "load_plan",
-           "plan_from_mapping"]
+import importlib
+from typing import Any
+
+_EXPORTS = {"Sources": "generate", "demo_task_info": "generate", "generate": "generate",
+            "Plan": "spec", "PlanError": "spec", "load_plan": "spec",
+            "plan_from_mapping": "spec"}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """Import the submodule defining ``name`` and bind all its exported names here.
+
+    Binding them all at once matters for ``generate``: importing the submodule of that
+    name sets the package attribute ``generate`` to the module, which the function
+    then replaces.
+    """
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    source = _EXPORTS[name]
+    module = importlib.import_module(f"{__name__}.{source}")
+    for export, where in _EXPORTS.items():
+        if where == source:
+            globals()[export] = getattr(module, export)
+    return globals()[name]

@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from genotex.synthetic.genes import official_symbols
+from genotex.synthetic.options import PRESET_NAMES
 from genotex.synthetic.rng import stream
 from genotex.synthetic.spec import Plan, plan_from_mapping
 from utils.columns import AGE, GENDER
@@ -73,6 +74,7 @@ class BenchmarkShape:
 
 FULL_SIZE = BenchmarkShape()
 PRESETS = {"full-size": FULL_SIZE}
+assert tuple(PRESETS) == PRESET_NAMES, "genotex.synthetic.options.PRESET_NAMES is stale"
 SEX_GENES = 6  # GenePlan's default sex genes
 #: Words that make a real trait name continuous (e.g. ``Heart_rate``); generated
 #: traits: every 16th.

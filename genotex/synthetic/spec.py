@@ -23,16 +23,12 @@ from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
+from genotex.synthetic.options import (COUNT_IDS, PLATFORM_STYLES, SCALES, SOURCES,  # noqa: F401
+                                       TRAIT_FIELDS, TRAIT_KINDS)
 from utils.errors import InputFileError
 from utils.io import PathLike, read_text
 from utils.problems import normalize_trait
 
-SOURCES = ("geo", "tcga")
-TRAIT_KINDS = ("binary", "continuous")
-PLATFORM_STYLES = ("affymetrix", "illumina", "agilent", "rnaseq")
-SCALES = ("log2", "linear", "counts")
-TRAIT_FIELDS = ("characteristics", "source_name", "title")
-COUNT_IDS = ("entrez", "symbol")
 HUMAN = "Homo sapiens"
 
 #: Most probes one gene gets when ``probes_per_gene`` is set.

@@ -267,7 +267,6 @@ def test_unresolvable_host_stops_the_run_at_once_with_one_message(tmp_path, caps
                                                                    monkeypatch):
     """Offline (no DNS), the downloader stops at the first request: no retries, exit 2."""
     import socket
-    import time
 
     lookups = []
 
@@ -279,17 +278,16 @@ def test_unresolvable_host_stops_the_run_at_once_with_one_message(tmp_path, caps
     task = tmp_path / "task_info.json"
     task.write_text(json.dumps({"Asthma": {"related_genes": [], "conditions": []},
                                 "Obesity": {"related_genes": [], "conditions": []}}))
-    start = time.monotonic()
     code = download_geo.main(["--task-info", str(task), "--input-dir", str(tmp_path / "in"),
                               "--state-dir", str(tmp_path / "state"), "--no-progress",
                               "--eutils-url", "https://eutils.genotex-test.invalid/eutils",
                               "--geo-url", "https://geo.genotex-test.invalid/geo",
                               "--retries", "6", "--backoff", "5"])
-    elapsed = time.monotonic() - start
     captured = capsys.readouterr()
     assert code == 2
-    assert elapsed < 5, f"{elapsed:.1f} s: DNS failures were retried"
-    assert lookups == ["eutils.genotex-test.invalid"]  # one lookup, not one per trait/retry
+    # one lookup, not one per trait or retry (a retry would look the host up again; no
+    # wall-clock assertion, which machine load could break)
+    assert lookups == ["eutils.genotex-test.invalid"]
     errors = [line for line in captured.err.splitlines() if line.startswith("error:")]
     assert len(errors) == 1
     assert "host name 'eutils.genotex-test.invalid' does not resolve" in errors[0]

@@ -183,10 +183,27 @@ def test_verify_reports_truncated_gzip(unpacked):
 
 def test_cli(unpacked, capsys):
     before = snapshot(unpacked)
-    assert recompress_files.main(["--root", str(unpacked), "--dry-run"]) == 0
+    assert recompress_files.main(["--input-dir", str(unpacked), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "dry run: would change 6 file(s)" in out and snapshot(unpacked) == before
-    assert recompress_files.main(["--root", str(unpacked), "--quiet"]) == 0
+    assert recompress_files.main(["--input-dir", str(unpacked), "--quiet"]) == 0
     assert capsys.readouterr().out.startswith("changed 6 file(s)")
-    assert recompress_files.main(["--root", str(unpacked / "missing")]) == 2
+    assert recompress_files.main(["--input-dir", str(unpacked / "missing")]) == 2
     assert all(action.help for action in recompress_files.build_parser()._actions)
+
+
+def test_cli_root_is_the_repository_and_the_old_spelling_still_works(unpacked, tmp_path,
+                                                                        capsys):
+    """--root names the repository (its input/ is repaired), as in every command; the
+    former --root TREE (a folder that is no checkout) still works, with a warning."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "pyproject.toml").write_text('[project]\nname = "genotex"\n')
+    shutil.copytree(unpacked, checkout / "input")
+    assert recompress_files.main(["--root", str(checkout), "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    assert "dry run: would change 6 file(s)" in captured.out and captured.err == ""
+    assert recompress_files.main(["--root", str(unpacked), "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    assert "dry run: would change 6 file(s)" in captured.out
+    assert f"use --input-dir {unpacked}" in captured.err

@@ -4,9 +4,10 @@ Fast checks read ``pyproject.toml``: the dependencies agree with the pinned
 ``requirements.txt``, every command line has a ``genotex-*`` entry point, and
 every file the packages read at run time is package data.
 
-The slow test installs a copy of this checkout into a fresh virtual environment
-(``--system-site-packages``: the pinned dependencies are installed system-wide,
-the project itself nowhere) and runs the installed commands from an unrelated
+The slow test runs ``pip install .`` in a copy of this checkout (which must stay as it
+was: no ``build/`` or egg-info left), into a fresh virtual environment that sees the
+running environment's dependencies but not the project (:mod:`tests.nested_venv`), and
+runs the installed commands from an unrelated
 folder: help, the demo's analysis (byte-identical to the committed
 ``output/regress``), the evaluator, the synthetic generator with the packaged
 demo plan (byte-identical to the committed inputs and truth), and the clear
@@ -18,10 +19,8 @@ from __future__ import annotations
 import ast
 import importlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path, PurePosixPath
 from typing import Dict
@@ -30,7 +29,9 @@ import pytest
 from packaging.requirements import Requirement
 
 from tests.conftest import REPO_ROOT
-from tests.genotex.demo.test_demo import GENOTEX_ENV, assert_same_tree
+from tests.genotex.demo.test_demo import assert_same_tree
+from tests.nested_venv import (check_build_requirements, clean_environment, nested_venv,
+                                pip)
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 PACKAGES = ("utils", "tools", "download", "genotex")
@@ -119,27 +120,33 @@ def test_package_data_covers_the_data_files_in_the_packages():
 
 # --------------------------------------------------------------------------- installed copy
 
-def clean_environment() -> Dict[str, str]:
-    """This environment without GENOTEX_* redirections or an inherited PYTHONPATH."""
-    return {k: v for k, v in os.environ.items()
-            if k not in GENOTEX_ENV and k not in ("PYTHONPATH", "PYTHONHOME")}
+def listing(folder: Path) -> list:
+    """Every path below ``folder`` (bytecode caches aside), relative and sorted."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                  if "__pycache__" not in p.parts)
 
 
 def install_copy(base: Path) -> Path:
-    """A venv holding a non-editable install of a copy of this checkout; its bin folder."""
-    source = base / "source"  # pip builds in the source folder: never in the checkout
+    """A venv holding a non-editable install of a copy of this checkout; its bin folder.
+
+    ``pip install .`` runs in the copy, as a user runs it in a checkout, and must leave
+    it as it was: no ``build/``, no ``genotex.egg-info`` (the in-tree backend
+    ``build_backend/genotex_build.py`` builds in a temporary folder). The nested venv
+    (:func:`tests.nested_venv.nested_venv`) builds with the running environment's
+    setuptools (pinned by requirements-dev.txt) and sees its dependencies.
+    """
+    source = base / "source"
     shutil.copytree(REPO_ROOT, source, ignore=shutil.ignore_patterns(
         ".git", "__pycache__", "build", "*.egg-info", ".pytest_cache", ".hypothesis",
         ".benchmarks"))
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(venv)], check=True, timeout=120)
-    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-                           "--no-deps", "--no-build-isolation", str(source)], cwd=base,
-                          env=clean_environment(), capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
+    check_build_requirements()
+    python = nested_venv(base / "venv")
+    before = listing(source)
+    pip(python, "--no-build-isolation", ".", cwd=source)
+    assert listing(source) == before, "pip install . changed the checkout: " \
+        f"{sorted(set(listing(source)) ^ set(before))}"
     shutil.rmtree(source)  # nothing may still point at the copy
-    return venv / "bin"
+    return python.parent
 
 
 def run(bin_dir: Path, command: str, *args, cwd: Path) -> subprocess.CompletedProcess:

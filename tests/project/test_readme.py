@@ -24,7 +24,7 @@ from typing import Dict, List
 import pytest
 
 from tests.conftest import REPO_ROOT, SHARED_DATA
-from tests.genotex.demo.test_demo import clean_environment
+from tests.nested_venv import clean_environment, command_path
 
 README = REPO_ROOT / "README.md"
 FIRST_COMMANDS = (
@@ -67,8 +67,8 @@ NOT_RUN = {
     "python -m pip install": "set-up; the suite itself runs in the installed environment",
     "python -m pytest": "the test suite (this test is part of it)",
     "export ": "environment settings",
-    "python regress.py --scheduler": "needs a Dask scheduler; tests/genotex/regress covers "
-                                     "a local Dask cluster",
+    "python regress.py --scheduler": "needs a Dask cluster; tests/genotex/regress/"
+                                     "test_dask_recipe.py runs the documented recipe",
     "python run_agent.py --method llm-no-data": "needs a model server; tests/genotex/methods "
                                                 "use a scripted local one",
     "python run_agent.py --method genoagent": "needs a model server; tests/genotex/methods "
@@ -103,6 +103,72 @@ def test_every_readme_command_is_checked():
     assert not missing, f"commands listed here but no longer in the README: {missing}"
 
 
+def section(text: str, heading: str) -> str:
+    """The body of a ``## heading`` section of a Markdown text."""
+    return text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_first_screen_says_how_to_score_a_method():
+    """Right after the two commands: the tree a method writes (with formats and the
+    schemas), then one eval.py command."""
+    text = README.read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", text, flags=re.M)
+    assert headings[0] == "Score your own method", headings
+    assert text.index("## Score your own method") < text.index(FIRST_COMMANDS[1]) + 1500
+    score = section(text, "Score your own method")
+    for part in ("preprocess/<Trait>/", "cohort_info.json", "gene_data/<cohort>.csv",
+                 "clinical_data/<cohort>.csv", "<cohort>.csv", "regress/<Trait>/",
+                 "significant_genes_condition_<C>.json", "(schemas/)", "docs/formats.md"):
+        assert part in score, part
+    assert readme_commands(score) == ["python eval.py -p examples/baseline_prediction"]
+    assert "Methods: `run_agent.py`" in headings and "docs/methods.md" in section(
+        text, "Methods: `run_agent.py`")
+
+
+def test_readme_and_docs_cite_docs_not_the_spec():
+    """Rules are cited by the docs page that holds them (the SPEC is not in the
+    repository); every relative link of the README leads to a file."""
+    pages = [README, REPO_ROOT / "datasheet.md", REPO_ROOT / "benchmarks" / "README.md",
+             *sorted((REPO_ROOT / "docs").glob("*.md"))]
+    citing = [f"{page.name}:{n}" for page in pages
+              for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+              if re.search(r"\bSPEC\b|Appendix[ -]A", line)]
+    assert not citing, citing
+    text = README.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)#]+)\)", text):
+        assert (REPO_ROOT / target).exists(), target
+
+
+def test_readme_timings_are_dated():
+    text = README.read_text(encoding="utf-8")
+    assert re.search(r"Measured on \d{4}-\d{2}-\d{2}", text)
+    assert not re.search(r"[A-Z]+_(TIME|DETAIL|ON)\b", text), "unfilled placeholder"
+
+
+def test_no_unfilled_placeholder_line():
+    """A line that is nothing but an upper-case name (``QUIET_HELP_TABLE``) is a figure
+    still to be measured, in the README or the benchmark figures."""
+    for page in (README, REPO_ROOT / "benchmarks" / "README.md"):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        found = [f"{page.name}:{n}" for n, line in enumerate(lines, 1)
+                 if re.fullmatch(r"[A-Z][A-Z0-9]*(_[A-Z0-9]+)+", line.strip())]
+        assert not found, f"unfilled placeholder: {found}"
+
+
+def test_ci_runs_the_readme_commands_in_a_fresh_venv():
+    """.ci/run makes a venv from the base interpreter, activates it, then runs the two
+    commands exactly as the README gives them, and checks the demo outputs."""
+    lines = [line.strip() for line in
+             (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    made = next(i for i, line in enumerate(lines) if '-m venv' in line)
+    activated = next(i for i, line in enumerate(lines)
+                     if line.startswith("source") and "bin/activate" in line)
+    first, second = lines.index(FIRST_COMMANDS[0]), lines.index(FIRST_COMMANDS[1])
+    assert made < activated < first < second
+    assert any("_base_executable" in line for line in lines[:made])
+    assert any("git status --porcelain -- output" in line for line in lines[first:second])
+
+
 def git_state(clone: Path) -> List[str]:
     status = subprocess.run(["git", "status", "--porcelain", "--ignored",
                              "--untracked-files=all"], cwd=clone, capture_output=True,
@@ -123,7 +189,8 @@ def test_readme_commands_leave_a_fresh_clone_unchanged(tmp_path):
     shutil.copytree(clone / "input", full / "input")
     before = git_state(clone)
     shutil.copy(gene_info, clone / "Homo_sapiens.gene_info.gz")  # the README's relative path
-    env: Dict[str, str] = {**clean_environment(), "FULL": str(full), "SCRATCH": str(scratch)}
+    env: Dict[str, str] = clean_environment({"FULL": str(full), "SCRATCH": str(scratch),
+                                             "PATH": command_path(tmp_path / "bin")})
     env["GENOTEX_LOCK_DIR"] = str(tmp_path / "locks")
     for command in [FIRST_COMMANDS[0].split("&& ", 1)[1], *RUN[1:]]:
         done = subprocess.run(command, shell=True, cwd=clone, env=env, capture_output=True,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import venv
 from pathlib import Path
 from typing import Dict
 
@@ -20,7 +19,7 @@ import nbformat
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.genotex.demo.test_demo import clean_environment
+from tests.nested_venv import check_build_requirements, clean_environment, nested_venv, pip
 
 pytestmark = pytest.mark.slow
 
@@ -48,13 +47,9 @@ def two_clones(tmp_path_factory):
         pytest.skip("needs a git checkout to clone")
     base = tmp_path_factory.mktemp("clones")
     clone_a, clone_b = clone(base / "A"), clone(base / "B")
-    env_dir = base / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
-    python = env_dir / "bin" / "python"
-    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps",
-                           "--no-build-isolation", "-e", str(clone_a)],
-                          capture_output=True, text=True, env=clean_environment())
-    assert done.returncode == 0, f"pip install -e failed: {done.stderr[-2000:]}"
+    check_build_requirements()  # pip install -e builds with this environment's setuptools
+    python = nested_venv(base / "venv")
+    pip(python, "--no-build-isolation", "-e", str(clone_a), cwd=base)
     return clone_a, clone_b, python
 
 
@@ -63,6 +58,15 @@ def run(python: Path, args, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     return done
+
+
+def test_editable_install_leaves_the_clone_clean(two_clones):
+    """pip install -e builds outside the checkout (build_backend/genotex_build.py)."""
+    clone_a, _, _ = two_clones
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored",
+                             "--untracked-files=all"], cwd=clone_a, capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    assert [line for line in status if "__pycache__" not in line] == [], status
 
 
 def test_clone_a_is_what_the_environment_imports_elsewhere(two_clones, tmp_path):

@@ -227,6 +227,10 @@ class EvaluationReport(StrictModel):
     """The reference tree."""
     conventions: Conventions
     """``genotex`` (SPEC 6) or ``legacy`` (the original evaluator's, docs/evaluation.md)."""
+    gene_synonyms: Optional[str]
+    """The synonym map the analysis gene symbols went through (``eval.py -g FILE``); null
+    for the canonical reading: symbols compared as written, stripped and upper-cased
+    (docs/evaluation.md)."""
     tasks: List[Literal["selection", "preprocessing", "analysis"]]
     subtasks: List[Literal["gene", "clinical", "linked"]]
     selection: Selection = optional_key("Dataset filtering and selection (SPEC 6.1).")
@@ -261,6 +265,10 @@ class Leaderboard(StrictModel):
 
     reference: str
     conventions: Conventions
+    gene_synonyms: Optional[str]
+    """The synonym map the analysis gene symbols went through (``eval.py -g FILE``); null
+    for the canonical reading: symbols compared as written, stripped and upper-cased
+    (docs/evaluation.md)."""
     columns: List[LeaderboardColumn]
     rows: List[LeaderboardRow]
 

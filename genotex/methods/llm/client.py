@@ -8,7 +8,7 @@ vLLM, Ollama (``http://localhost:11434/v1``), llama.cpp's server, LM Studio.
   wrap it without touching the methods.
 * Failures follow :mod:`.failures`: retried with back-off (honouring
   ``Retry-After``), failing the task, or stopping the run
-  (:class:`EndpointError`, a :class:`~genotex.methods.base.RunAborted`) --
+  (:class:`EndpointError`, a :class:`~genotex.methods.errors.RunAborted`) --
   with one message naming the base URL and the cause.
 * :meth:`ChatClient.probe` checks the endpoint once before a run (``GET
   /models``, else a one-token request): a dead server, a wrong base URL or an
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from download.fetch import RetryPolicy
-from genotex.methods.base import RunAborted
+from genotex.methods.errors import RunAborted
 from genotex.methods.llm.failures import (FAIL_TASK, RETRY, STOP_RUN, CircuitBreaker,
                                           classify_exception, classify_status,
                                           retry_after_seconds)

@@ -79,8 +79,17 @@ def test_usage_errors(tmp_path, capsys):
     assert "needs --base-url and --model" in capsys.readouterr().err
     assert main(["--method", "rules", "--traits", "Not_A_Trait"]) == 2
     assert "not in the task info" in capsys.readouterr().err
+    assert main(["--method", "rules", "--traits", "Hypertensoin", "--problems",
+                 "Heart_rate|Agee"]) == 2
+    assert ("not in the task info: Hypertensoin (did you mean Hypertension?), "
+            "Heart_rate|Agee (did you mean Heart_rate|Age?)") in capsys.readouterr().err
     assert main(["--method", "genoagent", "--base-url", "http://x/v1", "--model", "m",
                  "--role-model", "Janitor=m2"]) == 2
+
+
+def test_help_states_that_traits_and_problems_combine_as_a_union():
+    text = " ".join(build_parser().format_help().split())
+    assert "--traits and --problems combine as a union" in text
 
 
 def test_role_models_and_key_lookup():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -55,10 +56,11 @@ def test_cli_task_and_subtask_filters_and_default_reference(ref_root, tmp_path):
 
 
 def test_cli_errors_and_help(tmp_path):
-    result = run_cli("-p", str(tmp_path), "-r", str(tmp_path / "nope"), cwd=tmp_path)
+    (tmp_path / "pred" / "regress").mkdir(parents=True)
+    result = run_cli("-p", str(tmp_path / "pred"), "-r", str(tmp_path / "nope"), cwd=tmp_path)
     assert result.returncode == 2 and "reference folder" in result.stderr
     (tmp_path / "ref").mkdir()
-    result = run_cli("-p", str(tmp_path), "-r", str(tmp_path / "ref"), "--task-info",
+    result = run_cli("-p", str(tmp_path / "pred"), "-r", str(tmp_path / "ref"), "--task-info",
                      str(tmp_path / "missing.json"), cwd=tmp_path)
     assert result.returncode == 2 and "task info" in result.stderr
     help_text = " ".join(run_cli("--help", cwd=tmp_path).stdout.split())
@@ -80,6 +82,79 @@ def test_missing_prediction_folder_is_a_usage_error(ref_root, tmp_path):
     result = run_cli("-p", str(ref_root), str(tmp_path / "file"), "-r", str(ref_root),
                      cwd=tmp_path)
     assert result.returncode == 2 and "is not a folder" in result.stderr
+
+
+def _not_a_tree(ref_root: Path, tmp_path: Path, case: str) -> tuple:
+    """``(folder to pass, what the error must suggest)`` for each kind of wrong folder."""
+    if case == "empty":
+        (tmp_path / "empty").mkdir()
+        return tmp_path / "empty", "is empty"
+    if case == "run folder":
+        shutil.copytree(ref_root, tmp_path / "runs" / "rules" / "prediction")
+        return (tmp_path / "runs" / "rules",
+                f"did you mean -p {tmp_path / 'runs' / 'rules' / 'prediction'}?")
+    if case in ("regress folder", "preprocess folder"):
+        tree = copy_tree(ref_root, tmp_path)
+        part = case.split()[0]
+        return tree / part, f"did you mean -p {tree}? (this is the {part}/ folder"
+    if case == "tree below":
+        shutil.copytree(ref_root, tmp_path / "outer" / "method_x")
+        (tmp_path / "outer" / "notes").mkdir()
+        return tmp_path / "outer", f"did you mean -p {tmp_path / 'outer' / 'method_x'}?"
+    shutil.copytree(ref_root / "regress", tmp_path / "loose")  # trait folders, no regress/
+    return tmp_path / "loose", "move them into <tree>/regress/"
+
+
+@pytest.mark.parametrize("case", ["empty", "run folder", "regress folder",
+                                  "preprocess folder", "tree below", "loose trait folders"])
+def test_a_folder_that_is_not_a_tree_is_a_usage_error(ref_root, tmp_path, case):
+    """No preprocess/ and no regress/: exit 2, one line naming the folder probably meant."""
+    folder, hint = _not_a_tree(ref_root, tmp_path, case)
+    result = run_cli("-p", str(folder), "-r", str(ref_root), cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert f"prediction folder {folder} " in result.stderr and "not a prediction tree" \
+        in result.stderr
+    assert hint in result.stderr
+
+
+def test_a_partial_tree_gets_one_warning_per_missing_part(ref_root, tmp_path):
+    task_info = write_task_info(tmp_path / "task_info.json")
+    pred = copy_tree(ref_root, tmp_path)
+    shutil.rmtree(pred / "preprocess")
+    result = run_cli("-p", str(pred), "-r", str(ref_root), "--task-info", str(task_info),
+                     "-j", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: {pred} has no preprocess/ folder: selection and "
+                        "preprocessing score 0 on every item"]
+    listed = [line for line in result.stdout.splitlines() if line.startswith("    [")]
+    assert listed and len(listed) == len(set(listed)), listed  # no line repeated
+    # the two cohorts of Trait_B share one missing cohort_info.json: one line, counted
+    assert ("[filtering] missing (2 items): preprocess/Trait_B/cohort_info.json: file not "
+            "found") in result.stdout
+    analysis_only = run_cli("-p", str(pred), "-r", str(ref_root), "--task-info",
+                            str(task_info), "-t", "analysis", cwd=tmp_path)
+    assert analysis_only.returncode == 0 and "warning" not in analysis_only.stderr
+
+
+def test_the_report_says_which_gene_symbol_reading_it_used(ref_root, tmp_path):
+    """Without -g: the canonical reading (symbols as written); with -g: the map, named."""
+    task_info = write_task_info(tmp_path / "task_info.json")
+    synonyms = tmp_path / "synonyms.json"
+    synonyms.write_text(json.dumps({"GENE7": "GENE7", "ALIAS7": "GENE7"}))
+    plain = run_cli("-p", str(ref_root), "-r", str(ref_root), "--task-info", str(task_info),
+                    "-t", "analysis", "--report", str(tmp_path / "plain.json"), cwd=tmp_path)
+    mapped = run_cli("-p", str(ref_root), "-r", str(ref_root), "--task-info", str(task_info),
+                     "-t", "analysis", "-g", str(synonyms), "--report",
+                     str(tmp_path / "mapped.json"), cwd=tmp_path)
+    assert plain.returncode == mapped.returncode == 0, plain.stderr + mapped.stderr
+    assert "gene symbols as written, stripped and upper-cased (the canonical reading)" \
+        in plain.stdout
+    assert f"gene symbols mapped through {synonyms} (-g; the canonical reading maps none)" \
+        in mapped.stdout
+    assert json.loads((tmp_path / "plain.json").read_text())["gene_synonyms"] is None
+    assert json.loads((tmp_path / "mapped.json").read_text())["gene_synonyms"] == str(synonyms)
 
 
 def test_seed_interface_short_and_long_forms_agree(ref_root, tmp_path):

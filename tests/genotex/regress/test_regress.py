@@ -208,6 +208,29 @@ def test_problem_and_trait_filters(tree, capsys):
     assert "not in the task info: Nope" in capsys.readouterr().err
 
 
+def test_unknown_names_get_the_closest_known_one(tree, capsys):
+    assert _run(tree, None, "--traits", "asthmaa", "--problems", "Obesity|Nonne",
+                "Asthma|Agee") == 2
+    err = capsys.readouterr().err
+    assert ("not in the task info: asthmaa (did you mean Asthma?), Obesity|Nonne (did you "
+            "mean Obesity|None?), Asthma|Agee (did you mean Asthma|Age?)") in err
+    assert _run(tree, None, "--model", "lass") == 2
+    assert "--model lass: not a registered model (did you mean lasso?)" in capsys.readouterr().err
+
+
+def test_help_states_the_union_and_every_registered_model():
+    from tools.statistics.inputs import AUTO
+    from tools.statistics.models import get_model, model_names
+
+    built_in = tuple(name for name in model_names()  # a test may have registered its own
+                     if type(get_model(name)).__module__.startswith("tools.statistics.models."))
+    assert built_in == regress.BUILT_IN_MODELS
+    assert regress.build_parser().parse_args([]).model == regress.AUTO_MODEL == AUTO
+    text = " ".join(regress.build_parser().format_help().split())
+    assert "--traits and --problems combine as a union" in text
+    assert "built in: lasso, lmm" in text
+
+
 def test_missing_task_info_is_a_clear_error(tmp_path, capsys):
     assert regress.main(["--task-info", str(tmp_path / "nothing.json"), "--no-progress"]) == 2
     assert "nothing.json: file not found" in capsys.readouterr().err
@@ -259,9 +282,43 @@ def test_verbosity_flags_and_no_progress_bar_off_a_terminal(tree):
     assert "-> Lasso" in debug.stderr
 
 
+#: CPU seconds a worker may spend after its parent is killed. A worker that notices
+#: at once spends at most the watcher's poll interval (0.5 s of wall time, less CPU);
+#: one left computing for nobody spends what remains of its ~20 CPU-second group.
+CPU_AFTER_KILL = 5.0
+
+
+def _lines_in_background(stream) -> tuple:
+    """Collect a text stream's lines in a thread; ``(lines, condition)`` to wait on."""
+    import threading
+
+    lines: list = []
+    changed = threading.Condition()
+
+    def read() -> None:
+        for line in stream:
+            with changed:
+                lines.append(line)
+                changed.notify_all()
+        with changed:
+            lines.append(None)  # end of stream: every writer has exited
+            changed.notify_all()
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines, changed
+
+
 @pytest.mark.slow
 def test_workers_exit_when_regress_is_killed(tmp_path):
-    """kill -9 of ``regress.py -j 2`` leaves no worker computing for nobody."""
+    """kill -9 of ``regress.py -j 2`` leaves no worker computing for nobody.
+
+    Nothing here depends on the machine's speed or load: the test waits (with deadlines
+    of minutes) until both long trait groups have started computing, as the workers'
+    own ``-vv`` lines show, kills the parent, then follows the workers' CPU time. The
+    criterion is the CPU seconds a worker spends after the kill, which load does not
+    inflate: a worker that watches its parent spends a fraction of a second, one left
+    computing would spend the rest of its group (``CPU_AFTER_KILL``).
+    """
     import os
     import signal
     import time
@@ -269,24 +326,53 @@ def test_workers_exit_when_regress_is_killed(tmp_path):
     psutil = pytest.importorskip("psutil")
     from tests.regress_fixtures import write_benchmark
 
-    tree = write_benchmark(tmp_path / "big")  # one trait group runs ~20 s in a worker
+    tree = write_benchmark(tmp_path / "big")  # each Big<k> group: ~20 CPU seconds
     proc = subprocess.Popen(
-        [sys.executable, str(REPO / "regress.py"), "-j", "2", "--no-progress",
+        [sys.executable, str(REPO / "regress.py"), "-j", "2", "-vv", "--no-progress",
          "--output-dir", str(tree["preprocess"].parent), "--task-info", str(tree["task_info"])],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    parent = psutil.Process(proc.pid)
-    deadline = time.monotonic() + 60
-    workers = []
-    while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
-        workers = [c for c in parent.children(recursive=True)
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines, changed = _lines_in_background(proc.stderr)
+
+    def started(trait: str) -> bool:
+        return any(line and f"tools.statistics.engine: {trait}|" in line for line in lines)
+
+    try:
+        with changed:
+            assert changed.wait_for(lambda: (started("Big0") and started("Big1"))
+                                    or None in lines, timeout=600), \
+                "the two long groups did not start within 10 minutes"
+        assert None not in lines, "".join(line for line in lines if line)[-3000:]
+        workers = [c for c in psutil.Process(proc.pid).children(recursive=True)
                    if "spawn_main" in " ".join(c.cmdline())]
-        time.sleep(0.2)
-    assert len(workers) == 2, "the two workers did not start"
-    time.sleep(3.0)  # they are computing their ~20 s groups now
+        assert len(workers) == 2, f"expected 2 worker processes, found {workers}"
+        cpu_at_kill = {w.pid: sum(w.cpu_times()[:2]) for w in workers}
+    except BaseException:
+        proc.kill()
+        raise
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    gone, alive = psutil.wait_procs(workers, timeout=8)
-    assert not alive, f"workers still running 8 s after the parent was killed: {alive}"
+
+    alive = list(workers)
+    deadline = time.monotonic() + 600  # a safety net only; the test ends long before
+    while alive and time.monotonic() < deadline:
+        _, alive = psutil.wait_procs(alive, timeout=0.5)
+        for worker in list(alive):
+            try:
+                if worker.status() == psutil.STATUS_ZOMBIE:  # exited, not yet reaped
+                    alive.remove(worker)
+                    continue
+                spent = sum(worker.cpu_times()[:2]) - cpu_at_kill[worker.pid]
+            except psutil.NoSuchProcess:
+                alive.remove(worker)
+                continue
+            if spent > CPU_AFTER_KILL:
+                for other in alive:
+                    other.kill()
+                pytest.fail(f"worker {worker.pid} computed {spent:.1f} CPU seconds after "
+                            "its parent was killed")
+    assert not alive, f"workers still alive 10 minutes after the parent was killed: {alive}"
+    with changed:
+        assert changed.wait_for(lambda: None in lines, timeout=60)  # their stderr closed
 
 
 # --------------------------------------------------------------------------- bad trees (issue 12)
