@@ -7,6 +7,8 @@ python eval.py -p pred -r output -t analysis -g metadata/gene_synonym.json
 python eval.py --pred-dir pred --ref-dir output --tasks preprocessing \\
     --preprocess-subtasks gene linked --report results/report.json
 python eval.py -p agentA=runs/a agentB=runs/b baseline --html compare.html
+python eval.py -p runs/random3        # a run folder of repeats (run_agent.py --repeats 3):
+                                      # every repeat scored, the leaderboard shows mean +- sd
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from genotex.evaluation.evaluator import TASKS, EvaluationSettings, Evaluator, default_jobs
 from genotex.evaluation.html_report import write_html_report
 from genotex.evaluation.leaderboard import build_leaderboard, unique_method_names
+from genotex.evaluation.repeats import MethodRuns, find_repeats, repeated_leaderboard
 from genotex.evaluation.report import write_comparison, write_report
 from genotex.evaluation.text_summary import format_leaderboard, format_report
 from genotex.evaluation.tree import SUBTASKS
@@ -51,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="PRED",
                         help="root of a prediction tree (holds preprocess/ and regress/); "
                              "several give a leaderboard; NAME=PRED names a method (default "
-                             "name: the folder's)")
+                             "name: the folder's); a run folder of repeats (run_agent.py "
+                             "--repeats: repeat-<k>/prediction) is scored repeat by repeat and "
+                             "ranked by mean +- sd")
     parser.add_argument("-r", "--ref-dir", "--ref", dest="ref", default=None, metavar="REF",
                         help=REFERENCE_HELP)
     parser.add_argument("-t", "--tasks", nargs="+", choices=TASKS, default=list(TASKS),
@@ -160,10 +165,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         synonyms=synonyms, limits=limits,
         jobs=args.jobs if args.jobs else default_jobs(),
         progress=not args.no_progress and sys.stderr.isatty(), legacy=args.legacy)
-    reports: List[Dict[str, Any]] = [
-        Evaluator(folder, reference, task_info, settings, method=name).run()
-        for name, folder in predictions]
-    leaderboard = build_leaderboard(reports) if len(reports) > 1 else None
+    # a run folder of repeats stands for its repeats' trees (before any tree check)
+    methods = [MethodRuns(name, folder, [], repeats is not None)
+               for (name, folder), repeats in
+               ((item, find_repeats(item[1])) for item in predictions)]
+    reports: List[Dict[str, Any]] = []
+    for method in methods:
+        trees = find_repeats(method.folder) if method.repeated else [method.folder]
+        for tree in trees or []:
+            name = f"{method.method}/{tree.parent.name}" if method.repeated else method.method
+            report = Evaluator(tree, reference, task_info, settings, method=name).run()
+            reports.append(report)
+            method.reports.append(report)
+    if any(method.repeated for method in methods):
+        leaderboard = repeated_leaderboard(methods)
+    else:
+        leaderboard = build_leaderboard(reports) if len(reports) > 1 else None
     if leaderboard is None:
         sys.stdout.write(format_report(reports[0]))
     else:
@@ -173,7 +190,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         written += (write_report(reports[0], args.report) if leaderboard is None
                     else write_comparison(leaderboard, reports, args.report))
     if args.html:
-        written.append(write_html_report(reports, args.html))
+        written.append(write_html_report(reports, args.html, leaderboard))
     for path in written:
         print(f"wrote {path}", file=sys.stderr)
     return 0

@@ -3,7 +3,8 @@
 :func:`grouped_bars` draws, for each category on the x axis, one bar per series
 (a method), over a plot area filled with a light tint that identifies the chart
 (the HTML report's browser test finds each chart by its tint). Undefined values
-(None/NaN) draw no bar.
+(None/NaN) draw no bar. A series with ``spreads`` (a method's repeats) gets an
+error bar of ± that much on each bar (class ``spread``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class Series:
     name: str
     color: str
     values: Sequence[Optional[float]]
+    spreads: Optional[Sequence[Optional[float]]] = None
 
 
 def series_color(index: int) -> str:
@@ -58,6 +60,14 @@ def _ticks(low: float, high: float, count: int = 5) -> List[float]:
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
     first = math.ceil(low / step) * step
     return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
+
+
+def _error_bar(x: float, low: float, high: float, bar: int) -> str:
+    """A vertical line from ``low`` to ``high`` (pixels) with caps, centred on ``x``."""
+    cap = max(2.0, bar / 3)
+    return (f'<path class="spread" d="M{x:.1f},{low:.1f}V{high:.1f}M{x - cap:.1f},{low:.1f}'
+            f'H{x + cap:.1f}M{x - cap:.1f},{high:.1f}H{x + cap:.1f}" stroke="{AXIS}" '
+            'stroke-width="1" fill="none"/>')
 
 
 def grouped_bars(title: str, categories: Sequence[str], series: Sequence[Series],
@@ -127,10 +137,16 @@ def grouped_bars(title: str, categories: Sequence[str], series: Sequence[Series]
             if not _defined(value):
                 continue
             y = y_of(value)
+            spread = item.spreads[position] if item.spreads and position < len(
+                item.spreads) else None
+            shown = f"{value:.3g}" + (f" \u00b1 {spread:.3g}" if _defined(spread) else "")
             parts.append(f'<rect x="{x0 + index * bar}" y="{min(y, zero):.1f}" '
                          f'width="{bar - 1}" height="{max(abs(zero - y), 0.5):.1f}" '
                          f'fill="{item.color}"><title>{escape(item.name)}, '
-                         f'{escape(category)}: {value:.3g}</title></rect>')
+                         f'{escape(category)}: {shown}</title></rect>')
+            if _defined(spread):
+                parts.append(_error_bar(x0 + index * bar + (bar - 1) / 2, y_of(value - spread),
+                                        y_of(value + spread), bar))
         label_x = x0 + group / 2 - 6
         if rotate:
             parts.append(f'<text transform="translate({label_x:.1f},{head + height + 12}) '
