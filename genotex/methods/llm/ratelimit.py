@@ -63,6 +63,11 @@ class Ticket:
         self._limiter = limiter
         self._entry = entry
 
+    @property
+    def start(self) -> float:
+        """When the request was admitted (the limiter's clock)."""
+        return self._entry[0]
+
     def settle(self, tokens: int) -> None:
         """Count the request at ``tokens`` (the answer's usage) from now on."""
         self._limiter._settle(self._entry, tokens)

@@ -121,6 +121,12 @@ class KernelPool:
                 self._start_one()
         return self
 
+    @property
+    def ready(self) -> int:
+        """Kernels started, warmed up and free (waiting for a task)."""
+        with self._cond:
+            return len(self._idle)
+
     def _start_one(self) -> None:
         """Start a kernel in the background (the condition's lock is held)."""
         self._live += 1

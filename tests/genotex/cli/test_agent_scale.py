@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from genotex.cli import agent
 from genotex.cli.agent import main
 from genotex.cli.evaluate import main as evaluate
 from genotex.methods.identity import reproducible_files
+from genotex.methods.llm import ratelimit
 from tests.fake_llm_server import FakeLLM
 from tests.genotex.methods.genoagent import harness
 
@@ -121,6 +123,12 @@ def test_repeats_of_random_give_a_leaderboard_with_mean_and_sd(tmp_path, capfd):
     assert "analysis.overall.f1 sd" in board[0] and len(board) == 2
     page = (tmp_path / "eval.html").read_text()
     assert page.count('class="spread"') >= 3 and "\u00b1" in page and "3 repeats" in page
+    # a run of repeats is replayed repeat by repeat
+    again = tmp_path / "again"
+    assert main(["--replay", str(run_dir), "--run-dir", str(again), "--no-progress"]) == 0
+    for k in (1, 2, 3):
+        assert reproducible_files(run_dir / f"repeat-{k}") == \
+            reproducible_files(again / f"repeat-{k}")
 
 
 def test_the_budget_stops_the_run_and_the_summary_says_so(tmp_path, prices, monkeypatch,
@@ -155,3 +163,31 @@ def test_scale_flags_are_checked(tmp_path, capfd, monkeypatch):
                      "--model", "no-price-model", "--max-cost", "1",
                      "--run-dir", str(tmp_path / "x")], capfd)
     assert "--max-cost needs a price for every model; none for no-price-model" in err
+
+
+def test_rpm_and_tpm_reach_one_limiter_shared_by_every_task(tmp_path, prices, monkeypatch):
+    """``--rpm``/``--tpm`` build one limiter that admits every request of the concurrent
+    tasks; with the window shortened to 1 s, ``--rpm 2`` lets at most two requests start
+    in any second (starts read from the limiter's own clock: no timing of the machine)."""
+    monkeypatch.setenv("GENOTEX_LLM_API_KEY", KEY)
+    monkeypatch.setattr(ratelimit, "WINDOW_SECONDS", 1.0)
+    limiters, starts = [], []
+
+    class Recording(ratelimit.RateLimiter):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            limiters.append(self)
+
+        def acquire(self, tokens=0):
+            ticket = super().acquire(tokens)
+            starts.append(ticket.start)
+            return ticket
+
+    monkeypatch.setattr(agent, "RateLimiter", Recording)
+    with FakeLLM(genes) as server:
+        assert main(no_data(server, tmp_path / "run", prices, "-j", "4", "--rpm", "2",
+                            "--tpm", "100000")) == 0
+    assert [limiter.limits for limiter in limiters] == [ratelimit.RateLimits(2, 100000)]
+    assert len(starts) == len(server.requests) == 4
+    starts.sort()
+    assert all(later - earlier >= 1.0 - 1e-9 for earlier, later in zip(starts, starts[2:]))

@@ -9,9 +9,11 @@ from typing import List, Set
 
 import pytest
 
-from genotex.methods.base import (COHORT, DONE, PROBLEM, CohortTask, Method, RunContext,
-                                  TaskOutcome, Usage)
+from genotex.methods import build_method
+from genotex.methods.base import (COHORT, DONE, PROBLEM, CohortTask, Method, MethodConfig,
+                                  RunContext, TaskOutcome, Usage)
 from genotex.methods.budget import Budget
+from genotex.methods.inputs import traits_of
 from genotex.methods.identity import reproducible_files
 from genotex.methods.llm_no_data import LLMWithoutData
 from genotex.methods.resources import Price
@@ -149,3 +151,24 @@ def test_llm_no_data_gives_the_same_bytes_with_one_or_eight_workers(tmp_path):
         runs[jobs] = reproducible_files(tmp_path / str(jobs))
     assert runs[1] == runs[8]
     assert len([name for name in runs[1] if name.endswith(".json")]) == 37 + 1
+
+
+def test_rules_in_worker_processes_gives_the_bytes_of_one_process(tmp_path):
+    """``rules`` is CPU-bound: with ``-j 2`` its tasks run in two spawned worker
+    processes (each building the method from its config) and write what one process
+    writes, cohort tables and records included."""
+    problems = [p for p in PROBLEMS if p.trait in ("Heart_rate", "Hypertension")]
+    runs = {}
+    for jobs in (1, 2):
+        method = build_method("rules", MethodConfig(paths=PATHS))
+        summary = run_method(method, PATHS, problems,
+                             RunOptions(run_dir=tmp_path / str(jobs), progress=False, jobs=jobs))
+        assert not summary.failures()
+        runs[jobs] = (summary.backend, reproducible_files(tmp_path / str(jobs)))
+    assert runs[1][0] == "this process, one task at a time"
+    assert runs[2][0] == "2 worker processes"
+    assert runs[1][1] == runs[2][1]
+    # a record per trait read (condition traits included), a result per problem
+    assert sum(name.endswith("cohort_info.json") for name in runs[2][1]) == \
+        len(traits_of(problems)) >= 3
+    assert sum("significant_genes_condition_" in name for name in runs[2][1]) == len(problems)

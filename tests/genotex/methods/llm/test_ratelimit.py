@@ -97,10 +97,11 @@ def test_a_429_pauses_the_other_tasks_of_the_run():
         while not server.times:           # the 429 has been answered
             time.sleep(0.01)
         time.sleep(0.2)
-        started = time.monotonic()
         client.chat(MESSAGES)
         first.join()
     got_429 = server.times[0]
-    # the second task's request waited out the pause the first task's 429 set
+    # the second task's request waited out the pause the first task's 429 set (without
+    # the shared pause it would have reached the server about 0.2 s after the 429);
+    # lower bounds only: a loaded machine makes these gaps longer, never shorter
+    assert len(server.times) == 3
     assert server.times[1] - got_429 >= 0.95 and server.times[2] - got_429 >= 0.95
-    assert time.monotonic() - started >= 0.7

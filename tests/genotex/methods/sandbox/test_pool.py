@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from genotex.methods.genoagent.steps import warmup_code
@@ -113,13 +115,24 @@ def test_a_kernel_is_not_reused_when_its_task_left_what_a_reset_cannot_undo(tmp_
     assert reasons[1] == "its task did not end normally"
 
 
-def test_reuse_can_be_switched_off(tmp_path, monkeypatch):
+def wait_until_ready(pool: KernelPool, count: int) -> None:
+    """Wait (without asking for a kernel) until ``count`` kernels are warm and free."""
+    deadline = time.monotonic() + 300
+    while pool.ready < count:
+        assert time.monotonic() < deadline, "the pool's kernels never became ready"
+        time.sleep(0.05)
+
+
+def test_kernels_are_started_ahead_and_reuse_can_be_switched_off(tmp_path, monkeypatch):
     pool = KernelPool(settings_for(tmp_path, monkeypatch), 1, warmup_code(),
                       reuse=False).start()
     try:
+        wait_until_ready(pool, 1)           # started and warmed up before any task asks
         kernel = pool.acquire()
         pid = kernel.pid
+        assert pool.ready == 0
         pool.release(kernel)
+        wait_until_ready(pool, 1)           # its replacement, started ahead too
         assert pool.acquire().pid != pid
     finally:
         pool.close()
