@@ -21,7 +21,8 @@ Structured output (:attr:`FakeLLM.structured`): ``"accept"`` takes any
 with 400, ``"refuse"`` refuses any ``response_format`` with 400 (older llama.cpp,
 vLLM and OpenAI models do). :attr:`FakeLLM.tools` False refuses ``tools``.
 
-Usage counts are deterministic (:func:`completion`).
+Usage counts are deterministic (:func:`completion`). :attr:`FakeLLM.latency` seconds
+are waited before every chat answer (a model's time to answer).
 
 :class:`Script` is a responder for GenoAgent: it reads the ``ROLE:`` line of
 the system prompt and the ``REQUEST:`` / ``STEP:`` / ``TASK:`` lines of the
@@ -60,6 +61,7 @@ class FakeLLM:
         self.listings = 0
         self.structured = "accept"
         self.tools = True
+        self.latency = 0.0
         self._lock = threading.Lock()
         self._server: Optional[ThreadingHTTPServer] = None
 
@@ -155,6 +157,8 @@ class _Handler(BaseHTTPRequestHandler):
         if refusal:
             self._send(400, json.dumps({"error": {"message": refusal}}).encode())
             return
+        if fake.latency:
+            time.sleep(fake.latency)
         fault = fake._next_fault()
         if fault == "429":
             self._send(429, b'{"error": "rate limited"}', {"Retry-After": fake.retry_after})

@@ -1,4 +1,4 @@
-"""Score prediction trees against the reference outputs (SPEC 6).
+"""Score prediction trees against the reference outputs (docs/evaluation.md).
 
 Examples
 --------
@@ -7,6 +7,8 @@ python eval.py -p pred -r output -t analysis -g metadata/gene_synonym.json
 python eval.py --pred-dir pred --ref-dir output --tasks preprocessing \\
     --preprocess-subtasks gene linked --report results/report.json
 python eval.py -p agentA=runs/a agentB=runs/b baseline --html compare.html
+python eval.py -p runs/random3        # a run folder of repeats (run_agent.py --repeats 3):
+                                      # every repeat scored, the leaderboard shows mean +- sd
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="PRED",
                         help="root of a prediction tree (holds preprocess/ and regress/); "
                              "several give a leaderboard; NAME=PRED names a method (default "
-                             "name: the folder's)")
+                             "name: the folder's); a run folder of repeats (run_agent.py "
+                             "--repeats: repeat-<k>/prediction) is scored repeat by repeat and "
+                             "ranked by mean +- sd")
     parser.add_argument("-r", "--ref-dir", "--ref", dest="ref", default=None, metavar="REF",
                         help=REFERENCE_HELP)
     parser.add_argument("-t", "--tasks", nargs="+", choices=TASKS, default=list(TASKS),
@@ -133,10 +137,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _error("; ".join(problems) + " (pass -p PRED, the folder holding preprocess/ "
                       "and regress/)")
     tasks = tuple(t for t in TASKS if t in args.tasks)
+    from genotex.evaluation.repeats import MethodRuns, find_repeats, repeated_leaderboard
+
+    # a run folder of repeats (run_agent.py --repeats) stands for its repeats' trees
+    repeats = [find_repeats(folder) for _, folder in predictions]
     warnings: List[str] = []
     try:
-        for _, folder in predictions:
-            warnings += check_prediction_tree(folder, tasks)
+        for (_, folder), trees in zip(predictions, repeats):
+            for tree in trees or [folder]:
+                if tree.is_dir():
+                    warnings += check_prediction_tree(tree, tasks)
+                else:
+                    warnings.append(f"{tree} does not exist: that repeat scores 0")
     except NotATreeError as exc:
         return _error(str(exc))
     try:
@@ -176,10 +188,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         synonyms=synonyms, synonyms_file=args.gene_synonyms, limits=limits,
         jobs=args.jobs if args.jobs else default_jobs(),
         progress=not args.no_progress and sys.stderr.isatty(), legacy=args.legacy)
-    reports: List[Dict[str, Any]] = [
-        Evaluator(folder, reference, task_info, settings, method=name).run()
-        for name, folder in predictions]
-    leaderboard = build_leaderboard(reports) if len(reports) > 1 else None
+    methods = [MethodRuns(name, folder, [], trees is not None)
+               for (name, folder), trees in zip(predictions, repeats)]
+    reports: List[Dict[str, Any]] = []
+    for method, trees in zip(methods, repeats):
+        for tree in trees or [method.folder]:
+            name = f"{method.method}/{tree.parent.name}" if method.repeated else method.method
+            report = Evaluator(tree, reference, task_info, settings, method=name).run()
+            reports.append(report)
+            method.reports.append(report)
+    if any(method.repeated for method in methods):
+        leaderboard = repeated_leaderboard(methods)
+    else:
+        leaderboard = build_leaderboard(reports) if len(reports) > 1 else None
     if leaderboard is None:
         sys.stdout.write(format_report(reports[0]))
     else:
@@ -189,7 +210,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         written += (write_report(reports[0], args.report) if leaderboard is None
                     else write_comparison(leaderboard, reports, args.report))
     if args.html:
-        written.append(write_html_report(reports, args.html))
+        written.append(write_html_report(reports, args.html, leaderboard))
     for path in written:
         print(f"wrote {path}", file=sys.stderr)
     return 0

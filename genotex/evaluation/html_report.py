@@ -3,9 +3,13 @@
 One file, viewable offline: inline CSS and inline SVG charts
 (:mod:`genotex.evaluation.svg_plots`), no script, nothing fetched. It holds
 
-* the leaderboard (methods as rows, :mod:`genotex.evaluation.leaderboard`);
-* ``plot-overview``: the headline scores of each method;
-* ``plot-categories``: analysis F1, AUROC and GSEA ES by problem category;
+* the leaderboard (methods as rows, :mod:`genotex.evaluation.leaderboard`); a
+  method given as a run folder of repeats shows ``mean ± sd`` in each cell
+  (:mod:`genotex.evaluation.repeats`), and its resources per problem;
+* ``plot-overview``: the headline scores of each method (error bars: ± sd of
+  the repeats);
+* ``plot-categories``: analysis F1, AUROC and GSEA ES by problem category
+  (error bars likewise);
 * ``plot-auroc``: the distribution of the per-problem AUROC over the problems scored;
 * ``plot-csc``: the CSC of each cohort, per preprocessing subtask;
 * each method's text summary (:func:`genotex.evaluation.text_summary.format_report`).
@@ -69,15 +73,29 @@ def _number(value: Optional[float], digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def _cell(row: Mapping[str, Any], column: Mapping[str, Any]) -> str:
+    digits = {"unit": 3, "count": 0, "usd": 4, "seconds": 1}.get(column["scale"], 2)
+    text = _number(row["scores"].get(column["key"]), digits)
+    spread = (row.get("sd") or {}).get(column["key"])
+    if row.get("sd") is not None and text != "n/a":
+        text += f" \u00b1 {_number(spread, digits)}"
+    return f"<td>{escape(text)}</td>"
+
+
 def leaderboard_html(leaderboard: Mapping[str, Any]) -> str:
-    """Two tables (selection and preprocessing; analysis), one row per method."""
+    """Tables (selection and preprocessing; analysis; resources for repeats), one row per
+    method; ``mean ± sd`` for a method with repeats."""
     colors = {row["method"]: series_color(i) for i, row in enumerate(leaderboard["rows"])}
     parts = []
     for table_id, title, tasks in (("leaderboard-selection", "Selection and preprocessing "
                                     "(percent)", ("selection", "preprocessing")),
                                    ("leaderboard-analysis", "Analysis (percent; AUROC and "
-                                    "GSEA ES 0-1)", ("analysis",))):
+                                    "GSEA ES 0-1)", ("analysis",)),
+                                   ("leaderboard-resources", "Resources per problem (tokens, "
+                                    "US dollars, seconds)", ("resources",))):
         columns = [c for c in leaderboard["columns"] if c["task"] in tasks]
+        if not columns:
+            continue
         spans: List[List[Any]] = []
         for column in columns:
             if spans and spans[-1][0] == column["group"]:
@@ -90,23 +108,34 @@ def leaderboard_html(leaderboard: Mapping[str, Any]) -> str:
                              for c in columns)
         rows = []
         for row in leaderboard["rows"]:
-            cells = "".join(
-                f"<td>{_number(row['scores'].get(c['key']), 3 if c['scale'] == 'unit' else 2)}"
-                "</td>" for c in columns)
+            cells = "".join(_cell(row, c) for c in columns)
             name = escape(row["method"])
+            repeats = f" ({row['repeats']} repeats)" if row.get("repeats") else ""
             rows.append(f'<tr class="method-row" data-method="{name}">'
                         f'<td class="method"><span class="swatch" style="background:'
-                        f'{colors[row["method"]]}"></span>{name}</td>{cells}</tr>')
+                        f'{colors[row["method"]]}"></span>{name}{escape(repeats)}</td>'
+                        f'{cells}</tr>')
         parts.append(f"<h3>{escape(title)}</h3>\n<table id=\"{table_id}\">"
                      f'<tr><th rowspan="2">method</th>{group_row}</tr><tr>{metric_row}</tr>'
                      + "\n".join(rows) + "</table>")
     return "\n".join(parts)
 
 
+def _spreads(row: Mapping[str, Any], keys: Sequence[str], factor: float = 1.0
+             ) -> Optional[List[Optional[float]]]:
+    """The sd of a method's repeats for each of ``keys`` (None without repeats)."""
+    if row.get("sd") is None:
+        return None
+    return [_scaled(row["sd"].get(key), factor) for key in keys]
+
+
 def overview_plot(leaderboard: Mapping[str, Any]) -> str:
-    """Headline scores per method (percent; AUROC and GSEA ES x100)."""
+    """Headline scores per method (percent; AUROC and GSEA ES x100; ± sd of repeats)."""
     series = [Series(row["method"], series_color(i),
-                     [_scaled(row["scores"].get(key), factor) for key, _, factor in OVERVIEW])
+                     [_scaled(row["scores"].get(key), factor) for key, _, factor in OVERVIEW],
+                     spreads=([_scaled((row.get("sd") or {}).get(key), factor)
+                               for key, _, factor in OVERVIEW]
+                              if row.get("sd") is not None else None))
               for i, row in enumerate(leaderboard["rows"])]
     return grouped_bars("Headline scores (percent)", [label for _, label, _ in OVERVIEW],
                         series, y_max=100.0, y_label="percent", x_label="score",
@@ -130,12 +159,14 @@ def _by_status(items: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"{status} {count}" for status, count in counts.items())
 
 
-def category_plots(reports: Sequence[Mapping[str, Any]]) -> List[str]:
-    """Analysis F1, AUROC and GSEA ES by category (one chart per metric).
+def category_plots(leaderboard: Mapping[str, Any],
+                   reports: Sequence[Mapping[str, Any]]) -> List[str]:
+    """Analysis F1, AUROC and GSEA ES by category (one chart per metric; ± sd of repeats).
 
-    These are the task's means, in which a problem without a valid result counts as 0
+    The values are the leaderboard's (a method's mean over its repeats); these are the
+    task's means, in which a problem without a valid result counts as 0
     (docs/evaluation.md); the note under each chart says how many such problems each
-    method has.
+    report (each repeat) has.
     """
     groups = [*CATEGORIES, OVERALL]
     notes = []
@@ -149,9 +180,12 @@ def category_plots(reports: Sequence[Mapping[str, Any]]) -> List[str]:
     for metric, title, top, label in (("f1", "Analysis F1 by category", 100.0, "F1 (percent)"),
                                       ("auroc", "AUROC by category", 1.0, "mean AUROC"),
                                       ("gsea_es", "GSEA ES by category", 1.0, "mean GSEA ES")):
-        series = [Series(r["method"], series_color(i),
-                         [r["analysis"]["summary"][g][metric]["mean"] for g in groups])
-                  for i, r in enumerate(reports) if r.get("analysis")]
+        keys = [f"analysis.{g}.{metric}" for g in groups]
+        series = [Series(row["method"], series_color(i),
+                         [row["scores"].get(key) for key in keys],
+                         spreads=_spreads(row, keys))
+                  for i, row in enumerate(leaderboard["rows"])
+                  if any(row["scores"].get(key) is not None for key in keys)]
         charts.append(grouped_bars(title, [HEADINGS[g] for g in groups], series, y_max=top,
                                    y_label=label, x_label="problem category", notes=notes,
                                    tint=TINTS["categories"],
@@ -226,11 +260,13 @@ def csc_plots(reports: Sequence[Mapping[str, Any]]) -> List[str]:
     return charts
 
 
-def render_html(reports: Sequence[Mapping[str, Any]]) -> str:
-    """The whole report page."""
-    leaderboard = build_leaderboard(reports)
-    sections = [f"<h1>GenoTEX evaluation: {escape(', '.join(r['method'] for r in reports))}"
-                "</h1>",
+def render_html(reports: Sequence[Mapping[str, Any]],
+                leaderboard: Optional[Mapping[str, Any]] = None) -> str:
+    """The whole report page (``leaderboard`` default: one row per report; give
+    :func:`genotex.evaluation.repeats.repeated_leaderboard` for methods with repeats)."""
+    leaderboard = leaderboard if leaderboard is not None else build_leaderboard(reports)
+    sections = [f"<h1>GenoTEX evaluation: "
+                f"{escape(', '.join(r['method'] for r in leaderboard['rows']))}</h1>",
                 f'<p class="meta">reference {escape(leaderboard["reference"])}<br>'
                 f"conventions {escape(CONVENTION_NAMES[leaderboard['conventions']])}<br>"
                 "gene symbols "
@@ -240,7 +276,7 @@ def render_html(reports: Sequence[Mapping[str, Any]]) -> str:
                 _section("overview", "Headline scores", [overview_plot(leaderboard)])]
     if any(r.get("analysis") for r in reports):
         sections.append(_section("categories", "Analysis by problem category",
-                                 category_plots(reports)))
+                                 category_plots(leaderboard, reports)))
         sections.append(_section("auroc", "Distribution of the per-problem AUROC",
                                  [auroc_plot(reports)]))
     charts = csc_plots(reports)
@@ -260,9 +296,10 @@ def _section(name: str, title: str, charts: Sequence[str]) -> str:
             f'<div class="plots">{figures}</div></section>')
 
 
-def write_html_report(reports: Sequence[Mapping[str, Any]], path: PathLike) -> Path:
+def write_html_report(reports: Sequence[Mapping[str, Any]], path: PathLike,
+                      leaderboard: Optional[Mapping[str, Any]] = None) -> Path:
     """Write :func:`render_html` of the reports to ``path`` (atomically); returns it."""
     target = Path(path)
-    atomic_write_text(target, render_html(reports))
+    atomic_write_text(target, render_html(reports, leaderboard))
     return target
 

@@ -27,7 +27,9 @@ HEADINGS = {"f1": "F1", "accuracy": "acc", "aj": "AJ", "sj": "SJ", "csc": "CSC",
             "auroc": "AUROC", "gsea_es": "GSEA", "success_rate": "success",
             "trait_accuracy": "trait", "unconditional": "unconditional",
             "conditional one-step": "one-step", "two-step": "two-step", "overall": "overall",
-            "filtering": "DF", "dataset selection": "DS"}
+            "filtering": "DF", "dataset selection": "DS", "input_tokens": "in tok",
+            "output_tokens": "out tok", "cost_usd": "USD", "seconds": "s",
+            "per problem": "per problem"}
 
 
 @dataclass(frozen=True)

@@ -119,11 +119,23 @@ def _write_files(target: Path, document: Mapping[str, Any],
 
 
 def leaderboard_table(leaderboard: Mapping[str, Any]) -> pd.DataFrame:
-    """The leaderboard as a table: one row per method, one column per score key."""
+    """The leaderboard as a table: one row per method, one column per score key (and,
+    when methods have repeats, ``repeats`` and a ``<key> sd`` column per score)."""
     keys = [column["key"] for column in leaderboard["columns"]]
-    rows = [{"method": row["method"], "prediction": row["prediction"],
-             **{key: row["scores"].get(key) for key in keys}} for row in leaderboard["rows"]]
-    return pd.DataFrame(rows, columns=["method", "prediction", *keys])
+    spread = any(row.get("sd") is not None for row in leaderboard["rows"])
+    names = ["method", "prediction", *keys]
+    if spread:
+        names += ["repeats", *[f"{key} sd" for key in keys]]
+    rows = []
+    for row in leaderboard["rows"]:
+        values = {"method": row["method"], "prediction": row["prediction"],
+                  **{key: row["scores"].get(key) for key in keys}}
+        if spread:
+            sd = row.get("sd") or {}
+            values.update({"repeats": row.get("repeats") or 1,
+                           **{f"{key} sd": sd.get(key) for key in keys}})
+        rows.append(values)
+    return pd.DataFrame(rows, columns=names)
 
 
 def write_comparison(leaderboard: Mapping[str, Any], reports: Sequence[Mapping[str, Any]],

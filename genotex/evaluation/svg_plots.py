@@ -13,6 +13,9 @@ Three kinds of slot are kept apart, so that nothing absent looks like a zero:
   (upright text), never as tall as a value could be read from, and counted in the
   notes under the chart;
 * no item at all (not applicable): nothing.
+
+A series with ``spreads`` (a method's repeats) gets an error bar of ± that much on
+each bar (class ``spread``).
 """
 
 from __future__ import annotations
@@ -49,12 +52,15 @@ class Series:
     missing : sequence of bool
         True where the method's item is missing or unusable: drawn as a missing
         marker, whatever ``values`` holds there (its score of 0 is not a bar).
+    spreads : sequence of float or None, optional
+        The standard deviation of each value over a method's repeats (an error bar).
     """
 
     name: str
     color: str
     values: Sequence[Optional[float]]
     missing: Sequence[bool] = ()
+    spreads: Optional[Sequence[Optional[float]]] = None
 
     def is_missing(self, position: int) -> bool:
         return position < len(self.missing) and bool(self.missing[position])
@@ -99,6 +105,14 @@ def nice_top(high: float, low: float = 0.0) -> float:
         return float(ticks[-1])
     step = ticks[1] - ticks[0] if len(ticks) > 1 else high - low
     return float(ticks[-1] + step)
+
+
+def _error_bar(x: float, low: float, high: float, bar: float) -> str:
+    """A vertical line from ``low`` to ``high`` (pixels) with caps, centred on ``x``."""
+    cap = max(2.0, bar / 3)
+    return (f'<path class="spread" d="M{x:.1f},{low:.1f}V{high:.1f}M{x - cap:.1f},{low:.1f}'
+            f'H{x + cap:.1f}M{x - cap:.1f},{high:.1f}H{x + cap:.1f}" stroke="{AXIS}" '
+            'stroke-width="1" fill="none"/>')
 
 
 def grouped_bars(title: str, categories: Sequence[str], series: Sequence[Series],
@@ -197,10 +211,16 @@ def grouped_bars(title: str, categories: Sequence[str], series: Sequence[Series]
             if not _defined(value):
                 continue
             y = y_of(value)
+            spread = item.spreads[position] if item.spreads and position < len(
+                item.spreads) else None
+            shown = f"{value:.3g}" + (f" \u00b1 {spread:.3g}" if _defined(spread) else "")
             parts.append(f'<rect x="{x:.1f}" y="{min(y, zero):.1f}" '
                          f'width="{max(bar - 1, 1):.1f}" height="{max(abs(zero - y), 0.5):.1f}" '
                          f'fill="{item.color}"><title>{escape(item.name)}, '
-                         f'{escape(category)}: {value:.3g}</title></rect>')
+                         f'{escape(category)}: {shown}</title></rect>')
+            if _defined(spread):
+                parts.append(_error_bar(x + (bar - 1) / 2, y_of(value - spread),
+                                        y_of(value + spread), bar))
         label_x = left + position * group + group / 2
         if rotate:
             parts.append(f'<text transform="translate({label_x:.1f},{head + height + 12}) '

@@ -240,31 +240,50 @@ def _not_ok(report: Mapping[str, Any]) -> List[tuple]:
 
 def format_leaderboard(leaderboard: Mapping[str, Any],
                        reports: Sequence[Mapping[str, Any]] = ()) -> str:
-    """Several methods as rows: selection and preprocessing, then analysis.
+    """Several methods as rows: selection and preprocessing, then analysis (then the
+    resources per problem, for run folders of repeats).
+
+    A method with repeats shows the mean over its repeats, and under it a ``± sd``
+    line (sample standard deviation).
 
     Parameters
     ----------
     leaderboard : mapping
-        :func:`genotex.evaluation.leaderboard.build_leaderboard`.
+        :func:`genotex.evaluation.leaderboard.build_leaderboard` or
+        :func:`genotex.evaluation.repeats.repeated_leaderboard`.
     reports : sequence of mapping
         The methods' reports, for a line of item statuses per method.
     """
     columns = leaderboard["columns"]
     rows = leaderboard["rows"]
-    width = max([len("method")] + [len(r["method"]) for r in rows]) + 2
+    names = [_row_name(row) for row in rows]
+    width = max([len("method")] + [len(name) for name in names]) + 2
     lines = [f"GenoTEX leaderboard of {len(rows)} methods",
              f"  reference    {leaderboard['reference']}",
              f"  conventions  {CONVENTION_NAMES[leaderboard['conventions']]}",
              f"  gene symbols {gene_symbol_reading(leaderboard.get('gene_synonyms'))}", ""]
-    first = [c for c in columns if c["task"] != "analysis"]
-    second = [c for c in columns if c["task"] == "analysis"]
-    for title, chosen in (("SELECTION AND PREPROCESSING (percent)", first),
-                          ("ANALYSIS (percent; AUROC and GSEA 0-1)", second)):
-        lines += [title] + _table(chosen, rows, width) + [""]
+    if any(row.get("repeats") for row in rows):
+        lines[-1:] = ["  methods with repeats: mean over the repeats, then +- the sample "
+                      "standard deviation", ""]
+    parts = (("SELECTION AND PREPROCESSING (percent)", ("selection", "preprocessing")),
+             ("ANALYSIS (percent; AUROC and GSEA 0-1)", ("analysis",)),
+             ("RESOURCES PER PROBLEM (tokens, US dollars, seconds)", ("resources",)))
+    for title, tasks in parts:
+        chosen = [c for c in columns if c["task"] in tasks]
+        if chosen:
+            lines += [title] + _table(chosen, rows, width) + [""]
     for report in reports:
         lines.append(f"  {report['method']}: items not ok: "
                      f"{_not_ok_counts(report) or 'none'}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _row_name(row: Mapping[str, Any]) -> str:
+    return f"{row['method']} (x{row['repeats']})" if row.get("repeats") else row["method"]
+
+
+def _digits(column: Mapping[str, Any]) -> int:
+    return {"unit": 3, "count": 0, "usd": 4, "seconds": 1}.get(column["scale"], 2)
 
 
 def _table(columns: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]],
@@ -282,11 +301,15 @@ def _table(columns: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any
         f"{HEADINGS.get(c['metric'], c['metric']):>{cell}}" for c in columns)
     lines = ["  " + groups.rstrip(), "  " + heads]
     for row in rows:
-        line = f"{row['method']:<{width}}"
+        line = f"{_row_name(row):<{width}}"
         for column in columns:
-            digits = 3 if column["scale"] == "unit" else 2
-            line += fmt(row["scores"].get(column["key"]), cell, digits)
+            line += fmt(row["scores"].get(column["key"]), cell, _digits(column))
         lines.append("  " + line)
+        if row.get("sd") is not None:
+            spread = f"{'  +- sd':<{width}}"
+            for column in columns:
+                spread += fmt(row["sd"].get(column["key"]), cell, _digits(column))
+            lines.append("  " + spread)
     return lines
 
 

@@ -11,7 +11,9 @@ only when chosen, so the rules agent never loads Jupyter):
 ==============  ===========================================================
 
 Add a method: a module here with a :class:`~genotex.methods.base.Method`
-subclass and one line in :data:`METHODS`.
+subclass and one line in :data:`METHODS`. :func:`build_method` builds one from a
+:class:`~genotex.methods.base.MethodConfig` (and keeps the config, so worker
+processes can build it again).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import importlib
 from typing import TYPE_CHECKING, Dict, List, Type
 
 if TYPE_CHECKING:  # the registry stays light: run_agent.py --help lists the names
-    from genotex.methods.base import Method
+    from genotex.methods.base import Method, MethodConfig
 
 #: ``--method`` name -> ``module:Class``.
 METHODS: Dict[str, str] = {
@@ -48,3 +50,10 @@ def method_class(name: str) -> Type["Method"]:
         raise KeyError(f"unknown method {name!r}; known: {', '.join(METHODS)}")
     module, _, attribute = METHODS[name].partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def build_method(name: str, config: "MethodConfig") -> "Method":
+    """The method ``name`` built from ``config`` (kept as ``method.config``)."""
+    method = method_class(name).from_config(config)
+    method.config = config
+    return method

@@ -19,7 +19,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Dict, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, ClassVar, Dict, Mapping, Optional
 
 from genotex.methods.errors import RunAborted  # noqa: F401 (re-exported)
 from utils.paths import ProjectPaths
@@ -189,6 +189,16 @@ class RunContext:
         Seconds per task (0: none); methods check it between their steps.
     progress : bool
         Whether progress bars may be shown.
+    jobs : int
+        Tasks that may run at the same time in this process (a method may prepare that
+        many kernels); 0 when the tasks run in other processes.
+    cache : ExchangeCache, optional
+        The run's kept exchanges (:mod:`genotex.methods.llm.cache`); replaying, the
+        source of every answer.
+    max_tokens_per_task : int
+        Tokens a task may use (0: no limit).
+    budget : Budget, optional
+        The run's spending (:mod:`genotex.methods.budget`).
     """
 
     paths: ProjectPaths
@@ -198,6 +208,10 @@ class RunContext:
     log: Any
     time_limit: float = 0.0
     progress: bool = False
+    jobs: int = 1
+    cache: Any = None
+    max_tokens_per_task: int = 0
+    budget: Any = None
 
     @property
     def preprocess_root(self) -> Path:
@@ -215,6 +229,11 @@ class RunContext:
         return self.tree / "code"
 
     @property
+    def replaying(self) -> bool:
+        """Whether answers come from another run's exchanges (no network at all)."""
+        return self.cache is not None and self.cache.replay_from is not None
+
+    @property
     def scratch(self) -> Path:
         """A private folder of the run (kernel files, temporary files)."""
         return self.run_dir / "scratch"
@@ -224,6 +243,17 @@ class RunContext:
         if self.time_limit <= 0:
             return None
         return (time.monotonic() if start is None else start) + self.time_limit
+
+    def exchange(self, chat: Any, task: str, prices: Mapping[str, Any],
+                 deadline: Optional[float] = None) -> Any:
+        """A task's :class:`~genotex.methods.llm.exchange.Exchange`, with the run's cache,
+        token limit and budget."""
+        from genotex.methods.llm.exchange import Exchange
+
+        return Exchange(chat, self.log, task, prices, deadline=deadline,
+                        exchanges=self.cache.task(task) if self.cache is not None else None,
+                        token_limit=self.max_tokens_per_task,
+                        charge=self.budget.charge if self.budget is not None else None)
 
 
 @dataclass(frozen=True)
@@ -263,7 +293,11 @@ class Method:
     """Base class of the automated methods (see :mod:`genotex.methods` for the registry).
 
     Subclasses set :attr:`name` and override what they do: data-free methods
-    leave :attr:`preprocesses` False and answer problems only.
+    leave :attr:`preprocesses` False and answer problems only. Tasks may run at
+    the same time (``-j``): in threads of one process -- :meth:`preprocess_cohort`
+    and :meth:`answer_problem` must then be thread-safe --, or, for
+    :attr:`cpu_bound` methods and on a cluster, in other processes, where the
+    method is built again from its :attr:`config`.
     """
 
     name: ClassVar[str] = ""
@@ -271,6 +305,11 @@ class Method:
     preprocesses: ClassVar[bool] = False
     #: Whether the method needs a model endpoint.
     needs_llm: ClassVar[bool] = False
+    #: Whether its tasks keep a core busy (run in worker processes with ``-j``, not threads).
+    cpu_bound: ClassVar[bool] = False
+    #: The settings the method was built from (:func:`genotex.methods.build_method`); a
+    #: method built otherwise cannot run in other processes.
+    config: Optional["MethodConfig"] = None
 
     @classmethod
     def from_config(cls, config: MethodConfig) -> "Method":
@@ -282,18 +321,8 @@ class Method:
         raise NotImplementedError(f"{self.name} does not preprocess cohorts")
 
     def answer_problem(self, problem: Problem, ctx: RunContext) -> TaskOutcome:
-        """Answer one problem into ``ctx.regress_root``."""
-        raise NotImplementedError(f"{self.name} does not answer single problems")
-
-    def answer_problems(self, problems: Sequence[Problem], ctx: RunContext
-                        ) -> Iterator[TaskOutcome]:
-        """Answer ``problems``, yielding each outcome as it comes.
-
-        The default answers one problem at a time, each isolated by :func:`run_isolated`.
-        """
-        for problem in problems:
-            yield run_isolated(PROBLEM, str(problem),
-                               lambda: self.answer_problem(problem, ctx))
+        """Answer one problem into ``ctx.regress_root`` (its cohorts are finished)."""
+        raise NotImplementedError(f"{self.name} does not answer problems")
 
     def prepare(self, ctx: "RunContext") -> None:
         """Check what the run needs before any task starts (the LLM methods probe their

@@ -15,7 +15,7 @@ from typing import Mapping
 from genotex.methods.base import (DONE, FAILED, PROBLEM, Method, MethodConfig, RunContext,
                                   TaskOutcome, failed_outcome)
 from genotex.methods.llm.client import ChatClient, ChatReply, ChatRequest
-from genotex.methods.llm.exchange import Exchange, Reading
+from genotex.methods.llm.exchange import Reading
 from genotex.methods.llm.genelists import GeneReading, as_json, read_gene_list
 from genotex.methods.llm.reading import answer_text
 from genotex.methods.resources import Price
@@ -82,7 +82,8 @@ class LLMWithoutData(Method):
 
     def prepare(self, ctx: RunContext) -> None:
         """Probe the endpoint before the first problem (a dead one stops the run)."""
-        ctx.log.write("probe", endpoint=self.chat.probe())
+        ctx.log.write("probe", endpoint="not contacted (replaying a run)" if ctx.replaying
+                      else self.chat.probe())
 
     def _read(self, reply: ChatReply) -> Reading[GeneReading]:
         reading = read_gene_list(answer_text(reply.text), self.synonyms)
@@ -92,8 +93,7 @@ class LLMWithoutData(Method):
     def answer_problem(self, problem: Problem, ctx: RunContext) -> TaskOutcome:
         """One request (asked again once when unusable); the listed genes become the result."""
         start = time.monotonic()
-        exchange = Exchange(self.chat, ctx.log, str(problem), self.prices,
-                            deadline=ctx.deadline(start))
+        exchange = ctx.exchange(self.chat, str(problem), self.prices, ctx.deadline(start))
         request = ChatRequest([{"role": "system", "content": SYSTEM_PROMPT},
                                {"role": "user", "content": gene_question(problem, self.n_genes)}],
                               schema=GENES_SCHEMA)

@@ -205,10 +205,11 @@ def _csv_text(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def write_report(run_dir: Path, outcomes: Sequence[TaskOutcome], problems: Sequence[Problem],
-                 method: str) -> Dict[str, Any]:
-    """Write ``resources.csv``, ``tasks.csv`` and ``resources.json``; returns the summary."""
+                 method: str, extra: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """Write ``resources.csv``, ``tasks.csv`` and ``resources.json``; returns the summary
+    (``extra`` fields -- the budget, the replay -- added to it)."""
     rows = problem_rows(outcomes, problems)
-    totals = summary(rows, outcomes, method)
+    totals = {**summary(rows, outcomes, method), **dict(extra or {})}
     tasks = [{**o.as_dict(), "task": o.key,
               "cost_usd": o.as_dict()["cost"]} for o in outcomes]
     atomic_write_text(run_dir / "resources.csv", _csv_text(PROBLEM_COLUMNS, rows))

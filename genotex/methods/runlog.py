@@ -15,6 +15,10 @@ System prompts are long and repeat in every request: they are written once, as a
 Every line is checked for the run's secrets (the API key) before it is
 written: they are replaced by ``[redacted]``, in plain and in JSON-escaped
 form, so a server that echoes the key back cannot put it in the log.
+
+A task run in another process (``-j`` with a CPU-bound method, a cluster)
+writes to a :class:`MemoryLog`; its events travel back with the task's outcome
+and are added to the run log with their own times (:meth:`RunLog.add`).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import json
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from genotex.methods.llm.client import redact
 
@@ -60,8 +64,9 @@ class RunLog:
 
     def write(self, event: str, **fields: Any) -> None:
         """Append one event."""
-        entry = {"time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-                 "event": event, **fields}
+        self._write_entry({"time": _now(), "event": event, **fields})
+
+    def _write_entry(self, entry: Dict[str, Any]) -> None:
         line = redact(json.dumps(entry, ensure_ascii=False, default=str), self._secrets)
         with self._lock:
             if self._handle is not None:
@@ -76,12 +81,52 @@ class RunLog:
             self._written_once.add(key)
         self.write(event, key=key, **fields)
 
+    def add(self, records: Sequence[Tuple[Optional[str], Dict[str, Any]]]) -> None:
+        """Append the events of a :class:`MemoryLog` (times kept; ``write_once`` keys
+        deduplicated against this log's)."""
+        for key, entry in records:
+            if key is not None:
+                with self._lock:
+                    if key in self._written_once:
+                        continue
+                    self._written_once.add(key)
+            self._write_entry(dict(entry))
+
     def close(self) -> None:
         """Close the file (later writes are dropped)."""
         with self._lock:
             if self._handle is not None:
                 self._handle.close()
                 self._handle = None
+
+
+class MemoryLog:
+    """The run log of a task run in another process: events kept in memory, in order.
+
+    Same interface as :class:`RunLog` (``write``, ``write_once``); :attr:`records`
+    go back to the runner with the outcome (:meth:`RunLog.add`).
+    """
+
+    def __init__(self) -> None:
+        self.records: List[Tuple[Optional[str], Dict[str, Any]]] = []
+        self._lock = threading.Lock()
+
+    def write(self, event: str, **fields: Any) -> None:
+        """Keep one event."""
+        with self._lock:
+            self.records.append((None, {"time": _now(), "event": event, **fields}))
+
+    def write_once(self, key: str, event: str, **fields: Any) -> None:
+        """Keep an event that the run log writes once per ``key``."""
+        with self._lock:
+            self.records.append((key, {"time": _now(), "event": event, "key": key, **fields}))
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 def read_log(path: Path) -> list:

@@ -48,6 +48,7 @@ RUN = [
     "python run_agent.py --method rules --run-dir $SCRATCH/runs/rules",
     "python eval.py -p $SCRATCH/runs/rules/prediction",
     "python run_agent.py --method random --seed 7 --run-dir $SCRATCH/runs/random",
+    "python run_agent.py --method random --repeats 3 --run-dir $SCRATCH/runs/random3",
     "GENOTEX_OUTPUT=$SCRATCH/output jupyter nbconvert --to notebook --execute "
     "code/Heart_rate/GSE9100501.ipynb --output $SCRATCH/GSE9100501.ipynb",
     "cmp $SCRATCH/output/preprocess/Heart_rate/GSE9100501.csv "
@@ -73,6 +74,8 @@ NOT_RUN = {
                                                 "use a scripted local one",
     "python run_agent.py --method genoagent": "needs a model server; tests/genotex/methods "
                                               "use a scripted local one",
+    "python run_agent.py --replay": "replays a model run; tests/genotex/cli/test_agent_scale.py "
+                                    "replays one with the scripted server stopped",
     "python download/build_task_info.py": "needs an Open Targets release; tests/download",
     "python download/download_geo.py": "needs NCBI; tests/download use a local server",
     "python download/download_tcga.py": "needs UCSC Xena; tests/download use a local server",
@@ -199,7 +202,8 @@ def test_readme_commands_leave_a_fresh_clone_unchanged(tmp_path):
     (clone / "Homo_sapiens.gene_info.gz").unlink()
     assert git_state(clone) == before, "README commands changed the checkout"
     for made in ("regress", "report.json", "compare.html", "runs/rules/prediction",
-                 "runs/random/prediction", "GSE9100501.ipynb", "syn_input"):
+                 "runs/random/prediction", "runs/random3/repeat-3/prediction",
+                 "GSE9100501.ipynb", "syn_input"):
         assert (scratch / made).exists(), made
     assert (full / "metadata" / "gene_synonym.json").stat().st_size > 1_000_000
     assert (full / "metadata" / "input_manifest.sha256").is_file()

@@ -243,21 +243,27 @@ class LeaderboardColumn(StrictModel):
 
     key: str
     """``<task>.<group>.<metric>``, e.g. ``analysis.two-step.auroc``."""
-    task: Literal["selection", "preprocessing", "analysis"]
+    task: Literal["selection", "preprocessing", "analysis", "resources"]
+    """``resources``: the run folder's resource report (tokens, cost, time per problem)."""
     group: str
-    """``filtering``/``dataset selection``, a subtask, or an analysis category."""
+    """``filtering``/``dataset selection``, a subtask, an analysis category, or
+    ``per problem``."""
     metric: str
-    scale: Literal["percent", "unit"]
-    """``percent`` (0-100) or ``unit`` (0-1: AUROC, GSEA ES)."""
+    scale: Literal["percent", "unit", "count", "usd", "seconds"]
+    """``percent`` (0-100), ``unit`` (0-1: AUROC, GSEA ES), or a resource's unit."""
 
 
 class LeaderboardRow(StrictModel):
-    """One method's scores."""
+    """One method's scores (the mean over its repeats, when it has several)."""
 
     method: str
     prediction: str
     scores: Dict[str, Score]
     """By column key; null when undefined or not evaluated."""
+    sd: Dict[str, Score] = optional_key(
+        "Sample standard deviation over the repeats, by column key (null: fewer than two "
+        "defined values). Only for methods given as a run folder of repeats.")
+    repeats: Count = optional_key("How many repeated runs the row averages.")
 
 
 class Leaderboard(StrictModel):

@@ -107,11 +107,15 @@ class StepLoop:
     deadline : float, optional
         ``time.monotonic()`` value at which the task stops.
     clock : callable
+    exchange : Exchange, optional
+        The task's exchanges with the model (default: a plain one;
+        :meth:`RunContext.exchange` adds the run's cache, token limit and budget).
     """
 
     def __init__(self, spec: TaskSpec, chat: ChatClient, kernel: Any, settings: AgentSettings,
                  log: Any, prices: Mapping[str, Any], deadline: Optional[float] = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 exchange: Optional[Exchange] = None) -> None:
         self.spec = spec
         self.chat = chat
         self.kernel = kernel
@@ -120,7 +124,8 @@ class StepLoop:
         self.prices = prices
         self.deadline = deadline
         self.clock = clock
-        self.exchange = Exchange(chat, log, spec.key, prices, deadline=deadline)
+        self.exchange = exchange if exchange is not None else \
+            Exchange(chat, log, spec.key, prices, deadline=deadline)
         self.history: List[ExecutedStep] = []
         self.status: List[str] = [PENDING] * len(spec.units)
         #: The last executed attempt that was not accepted (shown in a failed task's notebook).

@@ -4,9 +4,11 @@ The **Project Manager** coordinates without a model call: it assigns every
 cohort to the Data Engineer's GEO or TCGA action units, then every problem to
 the Statistician -- after checking, with the benchmark's own selection rule,
 that the preprocessed tree has a usable cohort (or pair) for it; a problem
-without one is skipped with the reason, at no cost. Each task gets a fresh
-sandboxed kernel (:mod:`genotex.methods.sandbox`), a setup cell with the task's
-variables, and the step loop (:mod:`.loop`). The executed steps are saved as
+without one is skipped with the reason, at no cost. Each task gets a warm
+sandboxed kernel (:mod:`genotex.methods.sandbox`) from the run's kernel pool
+(started ahead, one per concurrent task, reused after a clean reset:
+:mod:`genotex.methods.sandbox.pool`), a setup cell with the task's variables,
+and the step loop (:mod:`.loop`). Tasks may run in threads at the same time. The executed steps are saved as
 ``<tree>/code/<Trait>/<cohort>.ipynb`` (problems:
 ``<tree>/code/<Trait>/significant_genes_condition_<C>.ipynb``), also when the
 task failed (the steps run so far).
@@ -14,12 +16,14 @@ task failed (the steps run so far).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, Iterator, List, Mapping, Optional
 
 from genotex.methods.base import (COHORT, DONE, FAILED, PROBLEM, SKIPPED, CohortTask, Method,
                                   MethodConfig, RunContext, TaskOutcome, failed_outcome)
@@ -30,10 +34,12 @@ from genotex.methods.genoagent.prompts import (library_reference, system_prompt,
                                                with_domain_hints)
 from genotex.methods.genoagent.settings import (CODE_REVIEWER, DATA_ENGINEER, DOMAIN_EXPERT,
                                                 PROJECT_MANAGER, STATISTICIAN, AgentSettings)
-from genotex.methods.genoagent.steps import setup_code, task_description, units_for
+from genotex.methods.genoagent.steps import (setup_code, task_description, units_for,
+                                             warmup_code)
 from genotex.methods.llm.client import ChatClient
 from genotex.methods.resources import Price
 from genotex.methods.sandbox.kernel import ExecutionResult, SandboxKernel, SandboxSettings
+from genotex.methods.sandbox.pool import KernelPool, warm_kernel
 from utils.paths import ProjectPaths
 from utils.problems import Problem, result_path
 from utils.selection import select_in_tree
@@ -67,6 +73,14 @@ def system_prompts(kind: str) -> Dict[str, str]:
             for role in (programmer, DOMAIN_EXPERT, CODE_REVIEWER)}
 
 
+@dataclass
+class _Lease:
+    """A task's kernel, and whether the task ended normally (the kernel may be reused)."""
+
+    kernel: SandboxKernel
+    ok: bool = False
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
 
@@ -84,6 +98,7 @@ class GenoAgent(Method):
         self.settings = settings
         self.paths = paths
         self.prices = prices
+        self._pool: Optional[KernelPool] = None
 
     @classmethod
     def from_config(cls, config: MethodConfig) -> "GenoAgent":
@@ -92,8 +107,22 @@ class GenoAgent(Method):
                    config.paths, config.prices)
 
     def prepare(self, ctx: RunContext) -> None:
-        """Probe the endpoint before any kernel starts (a dead one stops the run)."""
-        ctx.log.write("probe", endpoint=self.chat.probe())
+        """Probe the endpoint before any kernel starts (a dead one stops the run), then
+        start the kernel pool (``ctx.jobs`` kernels, warmed up in the background; none
+        when the tasks run in other processes)."""
+        ctx.log.write("probe", endpoint="not contacted (replaying a run)" if ctx.replaying
+                      else self.chat.probe())
+        if ctx.jobs < 1:
+            return
+        self._pool = KernelPool(lambda number: self._sandbox(ctx, f"kernels/k{number}"),
+                                ctx.jobs, warmup_code(), reuse=self.settings.reuse_kernels,
+                                log=ctx.log).start()
+
+    def close(self) -> None:
+        """Shut the kernel pool down."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     def _sandbox(self, ctx: RunContext, key: str) -> SandboxSettings:
         environment = {name: str(getattr(self.paths, attribute))
@@ -101,7 +130,26 @@ class GenoAgent(Method):
         return SandboxSettings(writable_root=ctx.tree, scratch=ctx.scratch / _slug(key),
                                memory_bytes=self.settings.memory_bytes,
                                step_timeout=self.settings.step_timeout,
-                               environment=environment, hidden_values=tuple(self.chat.secrets))
+                               environment=environment, hidden_values=tuple(self.chat.secrets),
+                               lock_dir=ctx.scratch / "locks")
+
+    @contextlib.contextmanager
+    def _kernel(self, ctx: RunContext, key: str) -> Iterator["_Lease"]:
+        """A warm kernel for one task: from the pool (given back after), or a new one (a
+        task run without a pool, e.g. on a cluster worker). Set the lease's ``ok`` when
+        the task ended normally: only then may the kernel be reused."""
+        if self._pool is None:
+            kernel = warm_kernel(self._sandbox(ctx, key), warmup_code())
+            try:
+                yield _Lease(kernel)
+            finally:
+                kernel.shutdown()
+            return
+        lease = _Lease(self._pool.acquire())
+        try:
+            yield lease
+        finally:
+            self._pool.release(lease.kernel, reusable=lease.ok)
 
     def _run_task(self, kind: str, spec: TaskSpec, notebook: Path, ctx: RunContext
                   ) -> TaskOutcome:
@@ -112,7 +160,8 @@ class GenoAgent(Method):
         steps: List[ExecutedStep] = []
         outcome = TaskOutcome(kind, spec.key, DONE)
         try:
-            with SandboxKernel(self._sandbox(ctx, spec.key)) as kernel:
+            with self._kernel(ctx, spec.key) as lease:
+                kernel = lease.kernel
                 setup = kernel.execute(spec.setup_code,
                                        timeout=max(self.settings.step_timeout, SETUP_TIMEOUT))
                 ctx.log.write("execute", task=spec.key, step="setup", role=PROJECT_MANAGER,
@@ -122,9 +171,13 @@ class GenoAgent(Method):
                     outcome.status = FAILED
                     outcome.reason = f"setup cell failed: {setup.error.splitlines()[0]}"
                 else:
+                    deadline = ctx.deadline(start)
                     loop = StepLoop(spec, self.chat, kernel, self.settings, ctx.log,
-                                    self.prices, deadline=ctx.deadline(start))
+                                    self.prices, deadline=deadline,
+                                    exchange=ctx.exchange(self.chat, spec.key, self.prices,
+                                                          deadline))
                     steps = loop.run()
+                    lease.ok = True
         except StepError as exc:
             outcome.status, outcome.reason = FAILED, str(exc)
         except Exception as exc:  # noqa: BLE001 - model, kernel or run failures end the task

@@ -52,6 +52,9 @@ class AgentSettings:
         Address-space limit of the kernel.
     role_models : mapping
         ``{role: model}`` overriding the default model for a role.
+    reuse_kernels : bool
+        Reuse a task's kernel for a later task after a clean reset
+        (:mod:`genotex.methods.sandbox.pool`); False starts a new one per task.
     """
 
     planning: bool = True
@@ -65,6 +68,7 @@ class AgentSettings:
     step_timeout: float = 600.0
     memory_bytes: int = 8 * GIB
     role_models: Mapping[str, str] = field(default_factory=dict)
+    reuse_kernels: bool = True
 
     @property
     def reviews(self) -> int:

@@ -133,12 +133,25 @@ def _literal(value: Optional[str]) -> str:
     return "None" if value is None else repr(value)
 
 
+#: The imports of every task's first cell (also a pooled kernel's warm-up).
+IMPORT_LINES = ("from tools.preprocess import *", "from tools.statistics import *",
+                "from utils.io import atomic_to_csv, read_json",
+                "from utils.paths import resolve_paths", "import numpy as np")
+
+
+def warmup_code() -> str:
+    """What a kernel runs before its first task: the set-up cell's imports, and the
+    library's lazy initialisation (the model registry is filled on first use), so that
+    a task's first use of it is not taken for a change of the library's state."""
+    return "\n".join(IMPORT_LINES + (
+        "import tools.statistics.models.registry as _registry",
+        "_registry.model_names()")) + "\n"
+
+
 def setup_code(task: Optional[CohortTask] = None, problem: Optional[Problem] = None) -> str:
     """The first cell: imports and the task's variables (written by the Project Manager)."""
-    lines = ["from tools.preprocess import *", "from tools.statistics import *",
-             "from utils.io import atomic_to_csv, read_json",
-             "from utils.paths import resolve_paths", "import numpy as np",
-             "", "paths = resolve_paths()  # GENOTEX_OUTPUT is the prediction tree"]
+    lines = list(IMPORT_LINES) + ["", "paths = resolve_paths()  # GENOTEX_OUTPUT is the "
+                                      "prediction tree"]
     if task is not None:
         lines += [f"trait = {task.trait!r}", f"cohort = {task.cohort!r}",
                   f"in_cohort_dir = {str(task.input_dir)!r}",

@@ -21,13 +21,20 @@ vLLM, Ollama (``http://localhost:11434/v1``), llama.cpp's server, LM Studio.
   answer; ``finish_reason: "length"`` marks a truncated reply.
 * The API key exists only here: it is sent as the ``Authorization`` header, and
   removed from every text that comes back (answers, errors) and from every
-  message sent, so neither the model nor any log can see it.
+  message sent, so neither the model nor any log can see it. A client sent to
+  another process (a cluster worker) travels without its key: the copy reads it
+  from the same environment variable there, and checks it against a digest.
+* A shared :class:`~genotex.methods.llm.ratelimit.RateLimiter` (``limiter``)
+  admits every attempt; a 429 answer pauses all the run's requests.
+* ``offline`` (replaying a run): the client never contacts the server.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
 import random
 import threading
 import time
@@ -41,6 +48,7 @@ from genotex.methods.errors import RunAborted
 from genotex.methods.llm.failures import (FAIL_TASK, RETRY, STOP_RUN, CircuitBreaker,
                                           classify_exception, classify_status,
                                           retry_after_seconds)
+from genotex.methods.llm.ratelimit import RateLimiter, Ticket, estimate_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +62,7 @@ STRUCTURED_LEVELS = (JSON_SCHEMA, JSON_OBJECT, NO_FORMAT)
 PROBE_TIMEOUT = 20.0
 #: Keys ``--extra-body`` may not set (the client owns them).
 RESERVED_KEYS = frozenset({"model", "messages", "response_format", "tools", "tool_choice",
-                           "stream"})
+                           "stream", "seed"})
 
 Message = Mapping[str, Any]
 
@@ -196,6 +204,8 @@ class EndpointSettings:
         Consecutive connection failures that stop the run (0: never).
     code_tool : bool
         Offer code requests a ``python`` function (native tool calling).
+    seed : int, optional
+        Sent as ``seed`` (repeated runs ask with different seeds).
     """
 
     base_url: str
@@ -208,6 +218,7 @@ class EndpointSettings:
     structured: str = JSON_SCHEMA
     max_connection_failures: int = 4
     code_tool: bool = False
+    seed: Optional[int] = None
 
     @property
     def url(self) -> str:
@@ -242,14 +253,28 @@ class ChatClient:
         Injected in tests (default :func:`time.sleep`, :func:`time.monotonic`).
     seed : int
         Seed of the back-off jitter.
+    limiter : RateLimiter, optional
+        Shared by every client of the run (``--rpm``, ``--tpm``, 429 pauses).
+    key_variable : str
+        The environment variable the key came from: a copy of the client in
+        another process (a cluster worker) reads the key from it there.
+    offline : bool
+        Never contact the server (a replayed run): requests raise
+        :class:`EndpointError`, the probe answers without a request.
     """
 
     def __init__(self, settings: EndpointSettings, api_key: str = "",
                  sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic, seed: int = 0) -> None:
+                 clock: Callable[[], float] = time.monotonic, seed: int = 0,
+                 limiter: Optional[RateLimiter] = None, key_variable: str = "",
+                 offline: bool = False) -> None:
         if settings.structured not in STRUCTURED_LEVELS:
             raise ValueError(f"structured output must be one of {STRUCTURED_LEVELS}")
         self.settings = settings
+        self.limiter = limiter if limiter is not None else RateLimiter(clock=clock, sleep=sleep)
+        self.key_variable = key_variable
+        self.offline = offline
+        self._key_problem = ""
         self._key = Secret(api_key)
         self._sleep = sleep
         self._clock = clock
@@ -261,6 +286,13 @@ class ChatClient:
 
     def __repr__(self) -> str:
         return f"ChatClient({self.settings.url!r}, model={self.settings.model!r}, key={self._key})"
+
+    def __reduce__(self) -> Tuple[Callable[..., "ChatClient"], Tuple[Any, ...]]:
+        """Pickled without the key: the copy reads it from ``key_variable`` where it runs."""
+        key = self._key.reveal()
+        return _client_in_this_process, (self.settings, self.key_variable,
+                                         key_digest(key) if key else "", self.limiter,
+                                         self.offline, self._structured, self._tools_refused)
 
     @property
     def secrets(self) -> List[str]:
@@ -321,6 +353,8 @@ class ChatClient:
             payload["temperature"] = settings.temperature
         if settings.max_tokens is not None:
             payload["max_tokens"] = settings.max_tokens
+        if settings.seed is not None:
+            payload["seed"] = settings.seed
         if request.schema is not None and structured == JSON_SCHEMA:
             payload["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema["name"], "schema": request.schema["schema"]}}
@@ -366,29 +400,52 @@ class ChatClient:
         DeadlineError
             The deadline came first.
         """
+        if self.offline:
+            raise EndpointError("replaying a run: the model endpoint "
+                                f"{self.settings.base_url} is not contacted")
+        if self._key_problem:
+            raise EndpointError(self._key_problem)
         start = self._clock()
         policy = self.settings.retry
         attempt = 0
         while True:
             attempt += 1
             payload = self._payload(request, self._structured, not self._tools_refused)
+            ticket = self._admit(payload)
             timeout = policy.timeout
             if deadline is not None:
                 timeout = min(timeout, deadline - self._clock())
                 if timeout <= 0:
+                    ticket.settle(0)
                     raise DeadlineError("time limit reached before the model answered")
             try:
                 document = self._http(self.settings.url, payload, timeout)
                 reply = self._reply(document, payload["model"], attempt,
                                     self._clock() - start, payload)
             except _Failure as failure:
+                ticket.settle(0)
                 if self._step_down(request, payload, failure):
                     attempt -= 1
                     continue
                 self._after_failure(failure, attempt, deadline)
                 continue
+            ticket.settle(reply.input_tokens + reply.output_tokens)
             self.breaker.success()
             return reply
+
+    def _admit(self, payload: Mapping[str, Any]) -> Ticket:
+        """Wait for the rate limiter to let this attempt start."""
+        characters = sum(len(m.get("content") or "") for m in payload["messages"]
+                         if isinstance(m.get("content"), str))
+        return self.limiter.acquire(estimate_tokens(characters, self.settings.max_tokens))
+
+    def adopt_structured(self, level: str) -> None:
+        """Use ``level`` from now on when it is weaker than the current one (a replayed
+        answer was sent at that level: the original client had stepped down)."""
+        if level in STRUCTURED_LEVELS:
+            with self._lock:
+                if STRUCTURED_LEVELS.index(level) > STRUCTURED_LEVELS.index(self._structured):
+                    self._structured = level
 
     def _after_failure(self, failure: _Failure, attempt: int, deadline: Optional[float]) -> None:
         """Raise for a failure that ends the request (or the run); else wait for the retry."""
@@ -410,6 +467,9 @@ class ChatClient:
             raise DeadlineError(f"time limit reached while retrying: {failure.reason}")
         logger.info("model request failed (%s); retry %d in %.1f s", failure.reason, attempt,
                     delay)
+        if failure.status == 429:
+            # the server's limit holds for every worker: the others wait in the limiter
+            self.limiter.pause(delay)
         self._sleep(delay)
 
     def chat(self, messages: Sequence[Message], model: Optional[str] = None,
@@ -459,6 +519,10 @@ class ChatClient:
             OpenAI-compatible API, or the model is unknown.
         """
         where = self.settings.base_url
+        if self.offline:
+            return f"{where}: not contacted (replaying a run)"
+        if self._key_problem:
+            raise EndpointError(self._key_problem)
         listed: Optional[List[str]] = None
         for attempt in (1, 2):
             try:
@@ -495,6 +559,27 @@ class ChatClient:
         probe = ChatClient(probe_settings, self._key.reveal(), sleep=self._sleep,
                            clock=self._clock)
         return probe.complete(ChatRequest([{"role": "user", "content": "Say OK."}]))
+
+
+def key_digest(key: str) -> str:
+    """A short SHA-256 digest of a key (to check a copy's key without sending it)."""
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def _client_in_this_process(settings: EndpointSettings, variable: str, digest: str,
+                            limiter: RateLimiter, offline: bool, structured: str,
+                            tools_refused: bool) -> ChatClient:
+    """Rebuild a pickled client; the key comes from this process's environment."""
+    key = os.environ.get(variable, "") if variable else ""
+    client = ChatClient(settings, key if digest else "", limiter=limiter, key_variable=variable,
+                        offline=offline)
+    client._structured, client._tools_refused = structured, tools_refused
+    if digest and key_digest(key) != digest:
+        where = f"${variable}" if variable else "an environment variable"
+        client._key_problem = (f"the API key is not in {where} on this worker (process "
+                               f"{os.getpid()}), or differs from the runner's: set it in the "
+                               "environment of every worker")
+    return client
 
 
 def _as_text(value: Any) -> str:

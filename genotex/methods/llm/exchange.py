@@ -8,7 +8,12 @@
 * is read by one reader (:mod:`.reading`); when the reader finds nothing usable
   (no code block, an unclear verdict, a cut-off answer), the model is asked
   again with a note saying why, a bounded number of times
-  (:meth:`Exchange.ask_until`).
+  (:meth:`Exchange.ask_until`);
+* is kept in the run folder's exchanges (:mod:`.cache`), or -- replaying a
+  run -- answered from the original run's, without the network;
+* counts against the task's token limit (``--max-tokens-per-task``): the call
+  that goes over it ends the task (:class:`TokenLimitError`, its accounting
+  kept), and its cost is reported to the run's budget as it is spent.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Sequen
 from genotex.methods.base import Usage
 from genotex.methods.llm.client import (NO_FORMAT, ChatClient, ChatReply, ChatRequest, LLMError,
                                         Message)
+from genotex.methods.llm.cache import TaskExchanges
 from genotex.methods.llm.reading import answer_text
 from genotex.methods.resources import Price, cost_of
 from genotex.methods.runlog import clip
@@ -45,6 +51,10 @@ def logged_messages(messages: Sequence[Message], log: Any) -> List[Dict[str, Any
             content = f"[system prompt {key}]"
         shown.append(dict(message, content=clip(content)))
     return shown
+
+
+class TokenLimitError(LLMError):
+    """The task used more tokens than ``--max-tokens-per-task`` allows: it stops."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,12 @@ class Exchange:
         ``failed_calls``).
     deadline : float, optional
         The task's time limit (``time.monotonic()`` value).
+    exchanges : TaskExchanges, optional
+        Where the task's exchanges are kept (and, replaying, answered from).
+    token_limit : int
+        Input plus output tokens the task may use (0: no limit).
+    charge : callable, optional
+        ``charge(task, cost)``: told the cost of every answered call (the run's budget).
     """
 
     chat: ChatClient
@@ -84,6 +100,28 @@ class Exchange:
     prices: Mapping[str, Price]
     usage: Usage = field(default_factory=Usage)
     deadline: Optional[float] = None
+    exchanges: Optional[TaskExchanges] = None
+    token_limit: int = 0
+    charge: Optional[Callable[[str, float], None]] = None
+
+    def _complete(self, role: str, request: ChatRequest) -> ChatReply:
+        """The answer: from the endpoint (kept), or from the replayed run."""
+        exchanges = self.exchanges
+        if exchanges is None:
+            return self.chat.complete(request, deadline=self.deadline)
+        document = exchanges.document(request, self.chat.settings)
+        try:
+            if exchanges.replaying:
+                reply = exchanges.replay(role, document)
+                if request.schema is not None:      # the original client had stepped down
+                    self.chat.adopt_structured(reply.structured)
+            else:
+                reply = self.chat.complete(request, deadline=self.deadline)
+        except LLMError as exc:
+            exchanges.record(role, request, document, error=exc)
+            raise
+        exchanges.record(role, request, document, reply=reply)
+        return reply
 
     def send(self, role: str, request: ChatRequest) -> ChatReply:
         """One call: logged, priced and added to :attr:`usage`.
@@ -97,7 +135,7 @@ class Exchange:
         if request.schema is not None and self.chat.structured != NO_FORMAT:
             request = _with_note(request, schema_note(request.schema))
         try:
-            reply = self.chat.complete(request, deadline=self.deadline)
+            reply = self._complete(role, request)
         except LLMError as exc:
             self.usage.add(Usage(failed_calls=1))
             self.log.write("llm_error", task=self.task, role=role, model=model,
@@ -121,6 +159,12 @@ class Exchange:
         if reply.structured != NO_FORMAT:
             entry["response_format"] = reply.structured
         self.log.write("llm", **entry)
+        if self.charge is not None:
+            self.charge(self.task, usage.cost)
+        used = self.usage.input_tokens + self.usage.output_tokens
+        if self.token_limit and used > self.token_limit:
+            raise TokenLimitError(f"the task used {used} tokens, more than "
+                                  f"--max-tokens-per-task {self.token_limit}")
         return reply
 
     def ask_until(self, role: str, request: ChatRequest,

@@ -1,15 +1,20 @@
-"""The ``rules`` method: cohorts by rule (:mod:`.cohorts`), statistics as ``regress.py``."""
+"""The ``rules`` method: cohorts by rule (:mod:`.cohorts`), statistics as ``regress.py``.
+
+Its tasks keep a core busy (table parsing, model fits): with ``-j`` they run in
+worker processes, each problem through ``regress.py``'s engine
+(:func:`genotex.regress.runner.run_problems`), whose bytes do not depend on the
+process or the order.
+"""
 
 from __future__ import annotations
 
 import time
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping
 
 from genotex.methods.base import (COHORT, DONE, FAILED, PROBLEM, SKIPPED, CohortTask, Method,
                                   MethodConfig, RunContext, TaskOutcome)
 from genotex.methods.rules.cohorts import preprocess_geo, preprocess_tcga
-from genotex.regress.runner import RunSettings, check_inputs, run_problems
-from utils.errors import InputFileError
+from genotex.regress.runner import RunSettings, run_problems
 from utils.paths import ProjectPaths
 from utils.problems import Problem
 from utils.symbols import load_synonym_map
@@ -23,6 +28,7 @@ class RulesAgent(Method):
 
     name = "rules"
     preprocesses = True
+    cpu_bound = True
 
     def __init__(self, paths: ProjectPaths, synonyms: Mapping[str, str]) -> None:
         self.paths = paths
@@ -44,20 +50,11 @@ class RulesAgent(Method):
         ctx.log.write("decisions", task=task.key, **decisions)
         return TaskOutcome(COHORT, task.key, DONE, seconds=time.monotonic() - start)
 
-    def answer_problems(self, problems: Sequence[Problem], ctx: RunContext
-                        ) -> Iterator[TaskOutcome]:
-        """The statistics of ``regress.py`` on the rules' preprocess tree."""
-        if not problems:
-            return
-        try:
-            check_inputs(problems, ctx.preprocess_root)
-        except InputFileError as exc:
-            for problem in problems:
-                yield TaskOutcome(PROBLEM, str(problem), SKIPPED, exc.problem)
-            return
+    def answer_problem(self, problem: Problem, ctx: RunContext) -> TaskOutcome:
+        """The statistics of ``regress.py`` on the rules' preprocess tree (a problem without
+        a usable cohort is skipped with regress.py's reason)."""
         settings = RunSettings(str(ctx.preprocess_root), str(ctx.regress_root),
                                str(self.paths.task_info), remove_stale=True)
-        summary = run_problems(problems, settings, jobs=1, progress=False)
-        for outcome in summary.outcomes:
-            yield TaskOutcome(PROBLEM, str(outcome.problem), _STATUS.get(outcome.status, FAILED),
-                              outcome.reason or "", seconds=outcome.seconds or 0.0)
+        outcome = run_problems([problem], settings, jobs=1, progress=False).outcomes[0]
+        return TaskOutcome(PROBLEM, str(problem), _STATUS.get(outcome.status, FAILED),
+                           outcome.reason or "", seconds=outcome.seconds or 0.0)

@@ -88,6 +88,10 @@ class SandboxSettings:
         on, whatever its name (never shown by ``repr``).
     allow_processes, allow_network : bool
         Let generated code start programs / connect to the network.
+    lock_dir : Path, optional
+        Folder of the inter-process lock files (``GENOTEX_LOCK_DIR``), writable; the
+        kernels of one run share it, so that two of them updating one
+        ``cohort_info.json`` take turns (default: ``scratch/locks``).
     """
 
     writable_root: Path
@@ -101,6 +105,12 @@ class SandboxSettings:
     hidden_values: Sequence[str] = field(default=(), repr=False)
     allow_processes: bool = False
     allow_network: bool = False
+    lock_dir: Optional[Path] = None
+
+    @property
+    def locks(self) -> Path:
+        """The lock folder (``lock_dir``, else ``scratch/locks``)."""
+        return self.lock_dir if self.lock_dir is not None else self.scratch / "locks"
 
 
 @dataclass
@@ -171,12 +181,15 @@ def kernel_environment(settings: SandboxSettings,
         "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
         "GENOTEX_OUTPUT": str(settings.writable_root),
         # cohort_info.json writers lock in a folder the guard allows (utils.paths.lock_dir)
-        "GENOTEX_LOCK_DIR": str(settings.scratch / "locks"),
+        "GENOTEX_LOCK_DIR": str(settings.locks),
     })
     env.update({name: value for name, value in settings.environment.items()
                 if passed(name, value)})
+    roots = [str(settings.writable_root), str(settings.scratch)]
+    if settings.lock_dir is not None:
+        roots.append(str(settings.lock_dir))
     env[SETTINGS_ENV] = json.dumps({
-        "allowed_roots": [str(settings.writable_root), str(settings.scratch)],
+        "allowed_roots": roots,
         "memory_bytes": int(settings.memory_bytes),
         "allow_processes": settings.allow_processes,
         "allow_network": settings.allow_network,
@@ -227,6 +240,8 @@ class SandboxKernel:
         self._manager: Any = None
         self._client: Any = None
         self._ipc_dir: Optional[str] = None
+        #: Restarts so far (a timed-out or dead step restarts the kernel).
+        self.restarts = 0
 
     # -- life cycle -------------------------------------------------------------------
     def start(self) -> "SandboxKernel":
@@ -264,9 +279,28 @@ class SandboxKernel:
 
     def restart(self) -> None:
         """Restart the kernel (its variables are lost)."""
+        self.restarts += 1
         self._client.stop_channels()
         self._manager.restart_kernel(now=True)
         self._connect()
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The kernel's process id (None when not running)."""
+        provisioner = getattr(self._manager, "provisioner", None)
+        return getattr(provisioner, "pid", None)
+
+    def peak_memory_bytes(self) -> Optional[int]:
+        """The kernel process's peak resident memory (``VmHWM``; None where /proc lacks it)."""
+        pid = self.pid
+        if pid is None:
+            return None
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return None
+        match = re.search(r"^VmHWM:\s+(\d+)\s+kB", status, re.M)
+        return int(match.group(1)) * 1024 if match else None
 
     def shutdown(self) -> None:
         """Stop the kernel (idempotent)."""
@@ -288,7 +322,8 @@ class SandboxKernel:
         self.shutdown()
 
     # -- execution --------------------------------------------------------------------
-    def execute(self, code: str, timeout: Optional[float] = None) -> ExecutionResult:
+    def execute(self, code: str, timeout: Optional[float] = None,
+                hidden: bool = False) -> ExecutionResult:
         """Run ``code`` in the kernel; never raises for errors of the code itself.
 
         Parameters
@@ -297,12 +332,15 @@ class SandboxKernel:
             Python source (one step).
         timeout : float, optional
             Seconds (default: the settings' ``step_timeout``).
+        hidden : bool
+            The runner's own cell (warm-up, reset): not counted in the execution
+            numbers of the task's cells.
         """
         from nbformat.v4 import output_from_msg
 
         timeout = self.settings.step_timeout if timeout is None else timeout
         start = time.monotonic()
-        msg_id = self._client.execute(code, store_history=True, allow_stdin=False,
+        msg_id = self._client.execute(code, store_history=not hidden, allow_stdin=False,
                                       stop_on_error=False)
         outputs: List[Any] = []
         count: Optional[int] = None

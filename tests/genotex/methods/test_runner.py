@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Iterator, List, Sequence
+from typing import List, Sequence
 
 import pytest
 
@@ -112,15 +112,17 @@ def test_a_run_folder_belongs_to_one_method(tmp_path):
         RunState(tmp_path / "state.json", "rules")
 
 
-def test_a_crashing_answer_generator_fails_the_problems_left(tmp_path):
+def test_a_crashing_problem_fails_that_problem_only(tmp_path):
     class Crashing(Recording):
-        def answer_problems(self, problems, ctx) -> Iterator[TaskOutcome]:
-            yield self.answer_problem(problems[0], ctx)
-            raise MemoryError("out of memory")
+        def answer_problem(self, problem, ctx) -> TaskOutcome:
+            if problem.condition == "Age":
+                raise MemoryError("out of memory")
+            return super().answer_problem(problem, ctx)
 
     summary = run(Crashing(), tmp_path)
-    statuses = [o.status for o in summary.outcomes if o.kind == PROBLEM]
-    assert statuses == ["done", "failed", "failed", "failed"]
+    statuses = {o.key: o.status for o in summary.outcomes if o.kind == PROBLEM}
+    assert statuses == {"Heart_rate|None": "done", "Heart_rate|Age": "failed",
+                        "Heart_rate|Gender": "done", "Heart_rate|Hypertension": "done"}
     assert summary.failures()[0].reason == "MemoryError: out of memory"
 
 

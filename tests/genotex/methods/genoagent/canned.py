@@ -222,6 +222,6 @@ from utils.problems import Problem
 done = run_problems([Problem(trait, condition)],
                     RunSettings(data_root, output_root, gene_info_path, force=True),
                     jobs=1, progress=False)
-print(done)
+print(done.counts())
 """,
 }

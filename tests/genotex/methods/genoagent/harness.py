@@ -88,10 +88,11 @@ def run_cohort(run_dir: Path, base_url: str, key: str,
 
 def run_genoagent(run_dir: Path, base_url: str, problems: Sequence[Problem],
                   settings: AgentSettings = TEST_SETTINGS, time_limit: float = 0.0,
-                  chat: Optional[ChatClient] = None) -> RunSummary:
-    """Run GenoAgent on the demo inputs for ``problems`` (and their traits' cohorts)."""
+                  chat: Optional[ChatClient] = None, **options) -> RunSummary:
+    """Run GenoAgent on the demo inputs for ``problems`` (and their traits' cohorts);
+    ``options``: more :class:`RunOptions` (``jobs``, ``replay`` ...)."""
     paths = resolve_paths()
     method = GenoAgent(chat or client(base_url), settings, paths, PRICES)
     return run_method(method, paths, list(problems),
                       RunOptions(run_dir=run_dir, progress=False, time_limit=time_limit,
-                                 secrets=[API_KEY]))
+                                 secrets=[API_KEY], **options))
