@@ -24,8 +24,9 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 from download.cli import (add_transfer_arguments, http_client_from_args, setup_logging,
                           state_dir_from_args, stop_at_unresolved_host)
 from download.defaults import MIN_SCORE, PAPER_THRESHOLD, TRAIT_DISEASES
-from download.fetch import DownloadError, install_file
+from download.fetch import fetch_resumable, install_file
 from utils.errors import InputFileError
+from utils.io.http import DownloadError
 from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
                          paths_from_args)
 
@@ -93,8 +94,9 @@ def local_files(sources: Sequence[str], args: argparse.Namespace,
             if args.force or not target.is_file():
                 # a parquet file is framed by magic bytes: a truncated body is retried
                 verify = verify_parquet if name.endswith(PARQUET_SUFFIX) else None
-                result = http.fetch(source, cache / ".partial", name, item=f"Open Targets {name}",
-                                    verify=verify, progress=not args.no_progress)
+                result = fetch_resumable(http, source, cache / ".partial", name,
+                                         item=f"Open Targets {name}", verify=verify,
+                                         progress=not args.no_progress)
                 install_file(result.path, target)
             files.extend(association_files(target))
         else:

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional
 
-from download.fetch import (NO_DEADLINE, Deadline, HttpClient, NameResolutionError, RateLimiter,
-                            RetryPolicy, default_state_dir)
+from download.fetch import HttpClient, default_state_dir
 from download.manifest import read_manifest
 from utils.errors import InputFileError
+from utils.io.http import NO_DEADLINE, Deadline, NameResolutionError, RateLimiter, RetryPolicy
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ProjectPaths
 

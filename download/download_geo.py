@@ -21,11 +21,11 @@ from download.cli import (add_transfer_arguments, http_client_from_args, manifes
                           run_deadline_from_args, setup_logging, state_dir_from_args,
                           stop_at_unresolved_host, traits_from_args)
 from download.eutils import EutilsClient, EutilsSettings, GdsQuery
-from download.fetch import DownloadError, NameResolutionError, RunDeadlineExceeded
 from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url, load_plans,
                           plan_trait, plan_units, read_search_terms, save_plans)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
+from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
 from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 

@@ -20,10 +20,10 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 
 from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
                           setup_logging, state_dir_from_args, stop_at_unresolved_host)
-from download.fetch import DownloadError, NameResolutionError, RunDeadlineExceeded
 from download.tcga import GENE_DATASETS, plan_cohort, select_cohorts, xena_base_url
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
+from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
 from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.tcga_cohorts import COHORT_TABLE, read_cohort_table

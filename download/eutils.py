@@ -17,7 +17,8 @@ import random
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from download.fetch import DownloadError, HttpClient, RateLimiter, RetryPolicy
+from download.fetch import HttpClient
+from utils.io.http import DownloadError, RateLimiter, RetryPolicy
 
 logger = logging.getLogger(__name__)
 

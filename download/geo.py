@@ -31,10 +31,11 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence
 
 from download.eutils import EutilsClient, GdsQuery, trait_search_words
-from download.fetch import (DownloadError, HttpClient, NameResolutionError, RemoteNotFoundError,
-                            RunDeadlineExceeded)
+from download.fetch import HttpClient
 from download.transfer import DownloadUnit, RemoteFile
 from utils.io import PathLike, atomic_write_json, read_json, read_text
+from utils.io.http import (DownloadError, NameResolutionError, RemoteNotFoundError,
+                           RunDeadlineExceeded)
 
 logger = logging.getLogger(__name__)
 

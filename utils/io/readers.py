@@ -31,6 +31,8 @@ from utils.io.gzip_stream import GZIP_MAGIC, CheckedGzip, inflate_bytes
 from utils.io.types import PathLike
 
 FALLBACK_ERRORS = "genotex-latin1"
+#: A size cap no file reaches (for checks that stream a file without holding it).
+NO_SIZE_LIMIT = 1 << 62
 
 #: A table: a path, or a file shipped inside a package (:func:`importlib.resources.files`).
 TableSource = Union[PathLike, Traversable]
@@ -47,13 +49,19 @@ def _latin1_fallback(error: UnicodeError):
 codecs.register_error(FALLBACK_ERRORS, _latin1_fallback)
 
 
+def _sha256_of(handle: IO[bytes], chunk_size: int = 1 << 20) -> Tuple[str, int]:
+    """SHA-256 (hex) and size of what ``handle`` reads to its end."""
+    digest, size = hashlib.sha256(), 0
+    for block in iter(lambda: handle.read(chunk_size), b""):
+        digest.update(block)
+        size += len(block)
+    return digest.hexdigest(), size
+
+
 def file_sha256(path: PathLike, chunk_size: int = 1 << 20) -> str:
     """SHA-256 hex digest of a file's bytes (read in chunks)."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(chunk_size), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return _sha256_of(handle, chunk_size)[0]
 
 
 def decode_text(data: bytes) -> str:
@@ -147,6 +155,61 @@ def open_binary(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> IO[bytes]:
         handle.close()
         raise
     return handle
+
+
+def is_gzip(path: PathLike) -> bool:
+    """True when a regular file starts with the gzip magic bytes.
+
+    Raises
+    ------
+    InputFileError
+        The file does not exist, or is not a regular file (never opened).
+    """
+    with _open_regular(Path(path)) as handle:
+        return handle.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+
+
+def gzip_content_digest(path: PathLike, max_bytes: Optional[int] = None) -> Tuple[str, int]:
+    """Check a whole gzip file; the SHA-256 (hex) and size of its decompressed content.
+
+    The one check that a file is a complete gzip stream: every member's CRC-32
+    and size are verified (:class:`utils.io.gzip_stream.CheckedGzip`), so a
+    stream cut short, a damaged one, or a file that is no gzip at all (an HTML
+    error page saved in place of a ``.gz``) is refused.
+
+    Parameters
+    ----------
+    path : path-like
+    max_bytes : int, optional
+        Most decompressed bytes accepted; None: no limit (the content is
+        streamed, never held).
+
+    Raises
+    ------
+    InputFileError
+        Naming the file: not a regular file, not gzip, damaged or cut short,
+        or larger than ``max_bytes`` once decompressed.
+
+    Examples
+    --------
+    >>> import gzip, tempfile, pathlib
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "a.txt.gz"
+    >>> _ = path.write_bytes(gzip.compress(b"hello"))
+    >>> gzip_content_digest(path)[1]
+    5
+    >>> _ = path.write_bytes(gzip.compress(b"hello")[:-3])
+    >>> gzip_content_digest(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    utils.errors.InputFileError: ...a.txt.gz: truncated gzip file (compressed stream ends early)
+    >>> folder.cleanup()
+    """
+    path = Path(path)
+    with open_binary(path, NO_SIZE_LIMIT if max_bytes is None else max_bytes) as handle:
+        if not isinstance(handle, CheckedGzip):
+            raise InputFileError(path, "not a gzip file (no gzip magic bytes at its start)")
+        return _sha256_of(handle)
 
 
 def read_raw_bytes(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> bytes:
