@@ -40,6 +40,10 @@ DATASET_TYPES = (
 )
 
 
+#: Search hits considered per trait, in GEO's order.
+RETMAX = 500
+
+
 @dataclass(frozen=True)
 class GdsQuery:
     """The filters of the benchmark's GEO search (SPEC 8.1 defaults)."""
@@ -149,7 +153,7 @@ class EutilsClient:
                 self.http.sleep(policy.backoff(attempt, self._rng))
         raise DownloadError(item, url, problem, policy.max_attempts)
 
-    def esearch(self, term: str, db: str = "gds", retmax: int = 500,
+    def esearch(self, term: str, db: str = "gds", retmax: int = RETMAX,
                 item: str = "esearch") -> List[str]:
         """Ids matching ``term``, in the order the database returns them."""
         data = self._get_json("esearch.fcgi", self._params(db=db, term=term, retmax=retmax),

@@ -46,7 +46,8 @@ from utils.io.gzip_stream import (BLOCKS_AHEAD, GZIP_FIRST_INPUT_BYTES, GZIP_MAG
 from utils.io.locks import lock_file, locked
 from utils.io.readers import (FALLBACK_ERRORS, TableSource, check_complete, content_of,
                               data_lines, decode_text, file_sha256, gzip_content_digest,
-                              is_gzip, open_binary, open_text, open_text_bytes, read_json,
+                              is_gzip, open_binary, open_raw, open_text, open_text_bytes,
+                              read_json,
                               read_raw_bytes, read_table, read_text)
 from utils.io.types import PathLike
 
@@ -58,6 +59,7 @@ __all__ = [
     "atomic_write_text", "check_complete", "content_of", "data_lines", "decode_text",
     "dumps_json", "file_sha256", "gzip_content_digest", "inflate_bytes", "inflate_module",
     "is_gzip", "lock_file",
-    "locked", "open_binary", "open_text", "open_text_bytes", "read_json", "read_raw_bytes",
+    "locked", "open_binary", "open_raw", "open_text", "open_text_bytes", "read_json",
+    "read_raw_bytes",
     "read_table", "read_text", "remove_stale_temp_files", "several_cpus",
 ]

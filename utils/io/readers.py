@@ -84,12 +84,21 @@ def _too_large(path: PathLike, size: int, max_bytes: int) -> InputFileError:
                           "bytes for one input file")
 
 
-def _open_regular(path: Path) -> IO[bytes]:
-    """Open ``path`` for binary reading; refuse anything but a regular file.
+def open_raw(path: PathLike) -> IO[bytes]:
+    """Open a regular file for binary reading, its bytes as stored (gzip left compressed).
+
+    For checks of a file's framing (magic bytes, a footer); readers of content use
+    :func:`open_binary`.
 
     The type is checked before opening (opening a FIFO would wait for a writer
     forever) and again on the open file.
+
+    Raises
+    ------
+    InputFileError
+        The file does not exist, or is a folder, a FIFO, a device or a socket.
     """
+    path = Path(path)
     try:
         require_regular_file(path, os.stat(path).st_mode)
         handle = open(path, "rb")
@@ -144,7 +153,7 @@ def open_binary(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> IO[bytes]:
     >>> folder.cleanup()
     """
     path = Path(path)
-    handle = _open_regular(path)
+    handle = open_raw(path)
     try:
         if handle.peek(len(GZIP_MAGIC))[:len(GZIP_MAGIC)] == GZIP_MAGIC:
             return CheckedGzip(handle, path, max_bytes)
@@ -165,7 +174,7 @@ def is_gzip(path: PathLike) -> bool:
     InputFileError
         The file does not exist, or is not a regular file (never opened).
     """
-    with _open_regular(Path(path)) as handle:
+    with open_raw(path) as handle:
         return handle.read(len(GZIP_MAGIC)) == GZIP_MAGIC
 
 
@@ -225,7 +234,7 @@ def read_raw_bytes(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> bytes:
         is larger than ``max_bytes``; or it cannot be read.
     """
     path = Path(path)
-    with _open_regular(path) as handle:
+    with open_raw(path) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > max_bytes:
             raise _too_large(path, size, max_bytes)
