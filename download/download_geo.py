@@ -49,26 +49,25 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--search-terms", metavar="TSV", default=None,
                         help="optional TSV 'trait<TAB>search words' overriding the default "
                              "words (the trait name with underscores as spaces)")
-    search.add_argument("--min-samples", type=int, default=GdsQuery.min_samples,
-                        help="minimum number of samples of a series (default: %(default)s)")
-    search.add_argument("--max-samples", type=int, default=GdsQuery.max_samples,
-                        help="maximum number of samples of a series (default: %(default)s)")
-    search.add_argument("--first-year", type=int, default=GdsQuery.first_year,
-                        help="first publication year (default: %(default)s)")
-    search.add_argument("--last-year", type=int, default=GdsQuery.last_year,
-                        help="last publication year (default: %(default)s)")
-    search.add_argument("--retmax", type=int, default=RETMAX,
-                        help="search hits considered per trait, in GEO's order "
-                             "(default: %(default)s)")
     rules = parser.add_argument_group("selection rules")
-    rules.add_argument("--max-series", type=int, default=SizeRules.max_series,
-                       help="series kept per trait (default: %(default)s)")
-    rules.add_argument("--min-matrix-mb", type=float, default=SizeRules.min_matrix_mb,
-                       help="smallest allowed series-matrix file, MiB (default: %(default)s)")
-    rules.add_argument("--max-matrix-mb", type=float, default=SizeRules.max_matrix_mb,
-                       help="largest allowed series-matrix file, MiB (default: %(default)s)")
-    rules.add_argument("--max-soft-mb", type=float, default=SizeRules.max_soft_mb,
-                       help="family SOFT must be smaller than this, MiB (default: %(default)s)")
+    # the defaults live in one place: the fields of GdsQuery and SizeRules (SPEC 8.1)
+    for group, flag, default, text in (
+            (search, "--min-samples", GdsQuery.min_samples,
+             "minimum number of samples of a series"),
+            (search, "--max-samples", GdsQuery.max_samples,
+             "maximum number of samples of a series"),
+            (search, "--first-year", GdsQuery.first_year, "first publication year"),
+            (search, "--last-year", GdsQuery.last_year, "last publication year"),
+            (search, "--retmax", RETMAX, "search hits considered per trait, in GEO's order"),
+            (rules, "--max-series", SizeRules.max_series, "series kept per trait"),
+            (rules, "--min-matrix-mb", SizeRules.min_matrix_mb,
+             "smallest allowed series-matrix file, MiB"),
+            (rules, "--max-matrix-mb", SizeRules.max_matrix_mb,
+             "largest allowed series-matrix file, MiB"),
+            (rules, "--max-soft-mb", SizeRules.max_soft_mb,
+             "family SOFT must be smaller than this, MiB")):
+        group.add_argument(flag, type=type(default), default=default,
+                           help=f"{text} (default: %(default)s)")
     rules.add_argument("--replan", action="store_true",
                        help="search again instead of reusing the saved plan of each trait")
     rules.add_argument("--dry-run", action="store_true",

@@ -201,18 +201,12 @@ def gzip_content_digest(path: PathLike, max_bytes: Optional[int] = None) -> Tupl
 
     Examples
     --------
-    >>> import gzip, tempfile, pathlib
-    >>> folder = tempfile.TemporaryDirectory()
-    >>> path = pathlib.Path(folder.name) / "a.txt.gz"
-    >>> _ = path.write_bytes(gzip.compress(b"hello"))
-    >>> gzip_content_digest(path)[1]
-    5
-    >>> _ = path.write_bytes(gzip.compress(b"hello")[:-3])
-    >>> gzip_content_digest(path)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    utils.errors.InputFileError: ...a.txt.gz: truncated gzip file (compressed stream ends early)
-    >>> folder.cleanup()
+    >>> import gzip, pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     two_members = pathlib.Path(folder, "b.gz")
+    ...     _ = two_members.write_bytes(gzip.compress(b"hello") + gzip.compress(b"!"))
+    ...     print(gzip_content_digest(two_members)[1])
+    6
     """
     path = Path(path)
     with open_binary(path, NO_SIZE_LIMIT if max_bytes is None else max_bytes) as handle:
