@@ -35,7 +35,7 @@ import re
 import threading
 from typing import Tuple
 
-from utils.io.http import RETRYABLE_STATUS, is_retryable_status, parse_retry_after
+from utils.io.http import RETRYABLE_STATUS, is_retryable_status
 from utils.io.http.transport import (REFUSED, TIMEOUT, UNREACHABLE, UNRESOLVED_HOST,
                                      transport_fault)
 
