@@ -20,8 +20,9 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from fake_download_server import FakeHub  # noqa: E402
 
-from download.fetch import HttpClient, RetryPolicy  # noqa: E402
+from download.fetch import HttpClient, fetch_resumable  # noqa: E402
 from download.manifest import generate_manifest  # noqa: E402
+from utils.io.http import RetryPolicy  # noqa: E402
 
 SIZE = 64 * 1024 * 1024
 
@@ -32,7 +33,8 @@ def timed_fetch(hub: FakeHub, state: Path, name: str, fault: str | None) -> floa
     client = HttpClient(RetryPolicy(backoff_base=0.001), sleep=lambda s: None,
                         rng=random.Random(0))
     start = time.perf_counter()
-    client.fetch(hub.base_url + "/big.bin", state, name, expected_size=SIZE, progress=False)
+    fetch_resumable(client, hub.base_url + "/big.bin", state, name, expected_size=SIZE,
+                    progress=False)
     return time.perf_counter() - start
 
 

@@ -21,11 +21,13 @@ from typing import List, Optional, Sequence
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from download.cli import (add_transfer_arguments, http_client_from_args, setup_logging,
+from download.cli import (add_transfer_arguments, http_client_from_args,
                           state_dir_from_args, stop_at_unresolved_host)
 from download.defaults import MIN_SCORE, PAPER_THRESHOLD, TRAIT_DISEASES
-from download.fetch import DownloadError, install_file
+from download.fetch import fetch_resumable, install_file
 from utils.errors import InputFileError
+from utils.io.http import DownloadError
+from utils.logs import configure_logging
 from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
                          paths_from_args)
 
@@ -93,8 +95,9 @@ def local_files(sources: Sequence[str], args: argparse.Namespace,
             if args.force or not target.is_file():
                 # a parquet file is framed by magic bytes: a truncated body is retried
                 verify = verify_parquet if name.endswith(PARQUET_SUFFIX) else None
-                result = http.fetch(source, cache / ".partial", name, item=f"Open Targets {name}",
-                                    verify=verify, progress=not args.no_progress)
+                result = fetch_resumable(http, source, cache / ".partial", name,
+                                         item=f"Open Targets {name}", verify=verify,
+                                         progress=not args.no_progress)
                 install_file(result.path, target)
             files.extend(association_files(target))
         else:
@@ -116,7 +119,7 @@ def run_check(args: argparse.Namespace, table) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the builder; return the exit code (0 ok, 1 check findings / failures, 2 bad input)."""
     args = build_parser().parse_args(argv)
-    setup_logging(args.verbose)
+    configure_logging(args.verbose)
     return stop_at_unresolved_host(lambda: run(args))
 
 

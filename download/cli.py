@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional
 
-from download.fetch import (NO_DEADLINE, Deadline, HttpClient, NameResolutionError, RateLimiter,
-                            RetryPolicy, default_state_dir)
+from download.fetch import HttpClient, default_state_dir
 from download.manifest import read_manifest
 from utils.errors import InputFileError
-from utils.logs import add_verbosity_argument, configure_logging
+from utils.io.http import NO_DEADLINE, Deadline, NameResolutionError, RateLimiter, RetryPolicy
+from utils.logs import add_verbosity_argument
 from utils.paths import ProjectPaths
 
 
@@ -113,11 +113,6 @@ def manifest_checksums(args: argparse.Namespace) -> Dict[str, str]:
     """``{path relative to input: sha256}`` from ``--manifest`` (empty without it)."""
     manifest = getattr(args, "manifest", None)
     return read_manifest(manifest) if manifest else {}
-
-
-def setup_logging(verbose: int) -> None:
-    """Log warnings; -v adds INFO (every retry and skip), -vv DEBUG; to stderr."""
-    configure_logging(verbose)
 
 
 def traits_from_args(requested: Optional[List[str]], paths: ProjectPaths) -> List[str]:

@@ -18,15 +18,15 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
-                          run_deadline_from_args, setup_logging, state_dir_from_args,
+                          run_deadline_from_args, state_dir_from_args,
                           stop_at_unresolved_host, traits_from_args)
-from download.eutils import EutilsClient, EutilsSettings, GdsQuery
-from download.fetch import DownloadError, NameResolutionError, RunDeadlineExceeded
+from download.eutils import RETMAX, EutilsClient, EutilsSettings, GdsQuery
 from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url, load_plans,
                           plan_trait, plan_units, read_search_terms, save_plans)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
-from utils.logs import progress
+from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
+from utils.logs import configure_logging, progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
 
@@ -49,25 +49,25 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--search-terms", metavar="TSV", default=None,
                         help="optional TSV 'trait<TAB>search words' overriding the default "
                              "words (the trait name with underscores as spaces)")
-    search.add_argument("--min-samples", type=int, default=30,
-                        help="minimum number of samples of a series (default: 30)")
-    search.add_argument("--max-samples", type=int, default=10000,
-                        help="maximum number of samples of a series (default: 10000)")
-    search.add_argument("--first-year", type=int, default=2010,
-                        help="first publication year (default: 2010)")
-    search.add_argument("--last-year", type=int, default=2025,
-                        help="last publication year (default: 2025)")
-    search.add_argument("--retmax", type=int, default=500,
-                        help="search hits considered per trait, in GEO's order (default: 500)")
     rules = parser.add_argument_group("selection rules")
-    rules.add_argument("--max-series", type=int, default=10,
-                       help="series kept per trait (default: 10)")
-    rules.add_argument("--min-matrix-mb", type=float, default=0.1,
-                       help="smallest allowed series-matrix file, MiB (default: 0.1)")
-    rules.add_argument("--max-matrix-mb", type=float, default=100.0,
-                       help="largest allowed series-matrix file, MiB (default: 100)")
-    rules.add_argument("--max-soft-mb", type=float, default=100.0,
-                       help="family SOFT must be smaller than this, MiB (default: 100)")
+    # the defaults live in one place: the fields of GdsQuery and SizeRules (SPEC 8.1)
+    for group, flag, default, text in (
+            (search, "--min-samples", GdsQuery.min_samples,
+             "minimum number of samples of a series"),
+            (search, "--max-samples", GdsQuery.max_samples,
+             "maximum number of samples of a series"),
+            (search, "--first-year", GdsQuery.first_year, "first publication year"),
+            (search, "--last-year", GdsQuery.last_year, "last publication year"),
+            (search, "--retmax", RETMAX, "search hits considered per trait, in GEO's order"),
+            (rules, "--max-series", SizeRules.max_series, "series kept per trait"),
+            (rules, "--min-matrix-mb", SizeRules.min_matrix_mb,
+             "smallest allowed series-matrix file, MiB"),
+            (rules, "--max-matrix-mb", SizeRules.max_matrix_mb,
+             "largest allowed series-matrix file, MiB"),
+            (rules, "--max-soft-mb", SizeRules.max_soft_mb,
+             "family SOFT must be smaller than this, MiB")):
+        group.add_argument(flag, type=type(default), default=default,
+                           help=f"{text} (default: %(default)s)")
     rules.add_argument("--replan", action="store_true",
                        help="search again instead of reusing the saved plan of each trait")
     rules.add_argument("--dry-run", action="store_true",
@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the GEO downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
     args = build_parser().parse_args(argv)
-    setup_logging(args.verbose)
+    configure_logging(args.verbose)
     return stop_at_unresolved_host(lambda: run(args))
 
 

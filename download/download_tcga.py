@@ -19,12 +19,12 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
-                          setup_logging, state_dir_from_args, stop_at_unresolved_host)
-from download.fetch import DownloadError, NameResolutionError, RunDeadlineExceeded
+                          state_dir_from_args, stop_at_unresolved_host)
 from download.tcga import GENE_DATASETS, plan_cohort, select_cohorts, xena_base_url
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
-from utils.logs import progress
+from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
+from utils.logs import configure_logging, progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.tcga_cohorts import COHORT_TABLE, read_cohort_table
 
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the TCGA downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
     args = build_parser().parse_args(argv)
-    setup_logging(args.verbose)
+    configure_logging(args.verbose)
     return stop_at_unresolved_host(lambda: run(args))
 
 

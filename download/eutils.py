@@ -17,7 +17,8 @@ import random
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from download.fetch import DownloadError, HttpClient, RateLimiter, RetryPolicy
+from download.fetch import HttpClient
+from utils.io.http import DownloadError, RateLimiter, RetryPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +38,10 @@ DATASET_TYPES = (
     "snp genotyping by snp array",
     "third party reanalysis",
 )
+
+
+#: Search hits considered per trait, in GEO's order.
+RETMAX = 500
 
 
 @dataclass(frozen=True)
@@ -148,7 +153,7 @@ class EutilsClient:
                 self.http.sleep(policy.backoff(attempt, self._rng))
         raise DownloadError(item, url, problem, policy.max_attempts)
 
-    def esearch(self, term: str, db: str = "gds", retmax: int = 500,
+    def esearch(self, term: str, db: str = "gds", retmax: int = RETMAX,
                 item: str = "esearch") -> List[str]:
         """Ids matching ``term``, in the order the database returns them."""
         data = self._get_json("esearch.fcgi", self._params(db=db, term=term, retmax=retmax),

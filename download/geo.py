@@ -22,7 +22,6 @@ again by the next run.
 from __future__ import annotations
 
 import html
-import json
 import logging
 import os
 import re
@@ -30,11 +29,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence
 
-from download.eutils import EutilsClient, GdsQuery, trait_search_words
-from download.fetch import (DownloadError, HttpClient, NameResolutionError, RemoteNotFoundError,
-                            RunDeadlineExceeded)
+from download.eutils import RETMAX, EutilsClient, GdsQuery, trait_search_words
+from download.fetch import HttpClient
 from download.transfer import DownloadUnit, RemoteFile
 from utils.io import PathLike, atomic_write_json, read_json, read_text
+from utils.io.http import (DownloadError, NameResolutionError, RemoteNotFoundError,
+                           RunDeadlineExceeded)
 
 logger = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ def plan_series(http: HttpClient, base_url: str, accession: str, n_samples: Opti
 
 def plan_trait(trait: str, eutils: EutilsClient, http: HttpClient, base_url: str,
                query: GdsQuery = GdsQuery(), rules: SizeRules = SizeRules(),
-               search_words: Optional[str] = None, retmax: int = 500,
+               search_words: Optional[str] = None, retmax: int = RETMAX,
                summary_batch: int = 20) -> TraitPlan:
     """Search GEO for ``trait`` and keep up to ``rules.max_series`` qualifying series.
 
@@ -279,8 +279,3 @@ def describe_plans(plans: Sequence[TraitPlan]) -> str:
         lines.append(f"{plan.trait}: {len(plan.series)} series ({chosen}); "
                      f"{len(plan.rejected)} passed over{failed}")
     return "\n".join(lines)
-
-
-def dump_plans_json(plans: Sequence[TraitPlan]) -> str:
-    """The plans as indented JSON (for ``--dry-run --json``)."""
-    return json.dumps([asdict(plan) for plan in plans], indent=2)

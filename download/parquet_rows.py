@@ -15,6 +15,7 @@ results of an interrupted copy, are reported cleanly.
 
 from __future__ import annotations
 
+import os
 import struct
 import warnings
 from pathlib import Path
@@ -28,7 +29,7 @@ with warnings.catch_warnings():
     import fastparquet
 
 from utils.errors import InputFileError
-from utils.io import PathLike
+from utils.io import PathLike, open_raw
 
 PARQUET_MAGIC = b"PAR1"
 PARQUET_SUFFIX = ".parquet"
@@ -49,14 +50,14 @@ def is_parquet(path: PathLike) -> bool:
     """
     if Path(path).name.endswith(PARQUET_SUFFIX):
         return True
-    with open(path, "rb") as handle:
+    with open_raw(path) as handle:
         return handle.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
 
 
 def verify_parquet(path: PathLike) -> None:
     """Check the parquet frame of a downloaded file: magic at both ends, sane footer.
 
-    Meant as the ``verify`` hook of :meth:`download.fetch.HttpClient.fetch`, so a
+    Meant as the ``verify`` hook of :func:`download.fetch.fetch_resumable`, so a
     truncated body is retried even when the server sent no length.
 
     Raises
@@ -64,10 +65,10 @@ def verify_parquet(path: PathLike) -> None:
     ValueError
         When the file cannot be a complete parquet file.
     """
-    size = Path(path).stat().st_size
-    if size < len(PARQUET_MAGIC) + _FOOTER_SIZE:
-        raise ValueError(f"too short for a parquet file ({size} bytes)")
-    with open(path, "rb") as handle:
+    with open_raw(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size < len(PARQUET_MAGIC) + _FOOTER_SIZE:
+            raise ValueError(f"too short for a parquet file ({size} bytes)")
         head = handle.read(len(PARQUET_MAGIC))
         handle.seek(-_FOOTER_SIZE, 2)
         (footer_length,) = struct.unpack("<I", handle.read(4))

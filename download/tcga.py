@@ -13,9 +13,10 @@ import os
 from pathlib import Path
 from typing import Iterable, List, Mapping, Optional, Sequence
 
-from download.fetch import DownloadError, HttpClient, RemoteNotFoundError
+from download.fetch import HttpClient
 from download.transfer import DownloadUnit, RemoteFile
 from utils.io import PathLike
+from utils.io.http import DownloadError, RemoteNotFoundError
 from utils.tcga_cohorts import XenaCohort
 
 XENA_URL = "https://tcga-xena-hub.s3.us-east-1.amazonaws.com/download/"

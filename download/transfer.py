@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
-from download.fetch import (DownloadError, HttpClient, NameResolutionError, RemoteNotFoundError,
-                            RunDeadlineExceeded, install_file, verify_gzip, verify_text)
-from download.fetch.files import Verifier
-from utils.io import PathLike, file_sha256
+from download.fetch import HttpClient, Verifier, fetch_resumable, install_file, verify_text
+from utils.io import PathLike, file_sha256, gzip_content_digest
+from utils.io.http import (DownloadError, NameResolutionError, RemoteNotFoundError,
+                           RunDeadlineExceeded)
 from utils.logs import progress as progress_bar
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ class RemoteFile:
     def verifier(self) -> Optional[Verifier]:
         """The content check run after the transfer (gzip stream, text table), if any."""
         if self.is_gzip:
-            return verify_gzip
+            return gzip_content_digest
         return verify_text if self.text else None
 
 
@@ -183,10 +183,10 @@ def download_unit(client: HttpClient, unit: DownloadUnit, state_dir: PathLike, *
             outcome.files.append(remote.dest)
             continue
         try:
-            result = client.fetch(remote.url, state_dir, remote.dest.name,
-                                  item=f"{unit.name}: {remote.dest.name}",
-                                  expected_size=remote.size, sha256=remote.sha256,
-                                  verify=remote.verifier, progress=progress)
+            result = fetch_resumable(client, remote.url, state_dir, remote.dest.name,
+                                     item=f"{unit.name}: {remote.dest.name}",
+                                     expected_size=remote.size, sha256=remote.sha256,
+                                     verify=remote.verifier, progress=progress)
         except RemoteNotFoundError as exc:
             if remote.required:
                 return UnitOutcome(unit.name, FAILED, error=str(exc))

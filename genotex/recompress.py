@@ -39,12 +39,12 @@ import logging
 import os
 import shutil
 import tempfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterable, List, Sequence, Tuple
+from typing import Iterable, List, Sequence, Tuple
 
-from utils.io import PathLike, is_gzip
+from utils.errors import InputFileError
+from utils.io import PathLike, file_sha256, gzip_content_digest, is_gzip
 
 logger = logging.getLogger(__name__)
 
@@ -148,31 +148,9 @@ def _relative(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _hash_stream(handle: BinaryIO) -> Tuple[str, int]:
-    digest = hashlib.sha256()
-    size = 0
-    for block in iter(lambda: handle.read(CHUNK), b""):
-        digest.update(block)
-        size += len(block)
-    return digest.hexdigest(), size
-
-
 def plain_digest(path: PathLike) -> Tuple[str, int]:
     """SHA-256 and size of a plain file."""
-    with open(path, "rb") as handle:
-        return _hash_stream(handle)
-
-
-def gzip_content_digest(path: PathLike) -> Tuple[str, int]:
-    """SHA-256 and size of a gzip file's decompressed content.
-
-    Raises
-    ------
-    OSError, EOFError, zlib.error
-        When the stream is damaged or truncated.
-    """
-    with gzip.open(path, "rb") as handle:
-        return _hash_stream(handle)
+    return file_sha256(path), os.stat(path).st_size
 
 
 def _is_candidate_lost_suffix(name: str, patterns: Sequence[str]) -> bool:
@@ -182,7 +160,7 @@ def _is_candidate_lost_suffix(name: str, patterns: Sequence[str]) -> bool:
 def _same_content(plain: Path, zipped: Path) -> bool:
     try:
         return plain_digest(plain) == gzip_content_digest(zipped)
-    except (OSError, EOFError, zlib.error):
+    except (OSError, InputFileError):
         return False
 
 
@@ -244,7 +222,7 @@ def _gzip_readable(path: Path) -> bool:
     try:
         gzip_content_digest(path)
         return True
-    except (OSError, EOFError, zlib.error):
+    except (OSError, InputFileError):
         return False
 
 
@@ -274,11 +252,11 @@ def compress_to_temp(source: Path, level: int = GZIP_LEVEL) -> Tuple[Path, str]:
         raise
 
 
-def verify_gzip(temp: Path, expected_sha256: str) -> bool:
-    """True when ``temp`` decompresses to content with the expected SHA-256."""
+def _copy_matches(temp: Path, expected_sha256: str) -> bool:
+    """True when the compressed copy ``temp`` decompresses to the expected content."""
     try:
         return gzip_content_digest(temp)[0] == expected_sha256
-    except (OSError, EOFError, zlib.error):
+    except (OSError, InputFileError):
         return False
 
 
@@ -296,7 +274,7 @@ def _apply(action: Action) -> None:
         return
     temp, digest = compress_to_temp(action.source)
     try:
-        if not verify_gzip(temp, digest):
+        if not _copy_matches(temp, digest):
             raise RuntimeError("verification failed: the compressed copy does not "
                                "decompress to the original bytes")
         if action.kind == COMPRESS:
@@ -360,7 +338,7 @@ def recompress_tree(root: PathLike, dry_run: bool = False,
     for action in planned.done:
         try:
             _apply(action)
-        except (OSError, RuntimeError, EOFError, zlib.error) as exc:
+        except (OSError, RuntimeError, InputFileError) as exc:
             logger.error("%s: %s", action.source, exc)
             report.errors.append((action, str(exc)))
             continue

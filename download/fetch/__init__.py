@@ -10,7 +10,7 @@ Rules every download in ``download/`` follows (SPEC 8.1, 8.2):
   process) resumes from the bytes already on disk with an HTTP ``Range``
   request; ``If-Range`` makes the server send the whole file again when it
   changed in between.
-* Transient failures (timeouts, resets, 408, 429, 5xx, truncation, a size or
+* Transient failures (timeouts, resets, 408, 409, 425, 429, 5xx, truncation, a size or
   checksum mismatch) are retried a bounded number of times with exponential
   back-off and jitter; ``429``/``503`` ``Retry-After`` is honoured. Permanent
   failures (404 and other 4xx) stop at once. The final error names the item.
@@ -21,38 +21,31 @@ Rules every download in ``download/`` follows (SPEC 8.1, 8.2):
 * The clock, the sleep function and the random generator are injectable, so
   tests run against a local server without real waiting.
 
-One module per concern; the names below stay importable from ``download.fetch``:
+The retry policy, the deadlines, the rate limit, ``Retry-After`` and the transfer
+errors are the project's HTTP floor, :mod:`utils.io.http` (shared with the
+language-model client). Here, one module per concern:
 
 ==============  ====================================================================
 module          what
 ==============  ====================================================================
-``errors``      :class:`DownloadError` and its permanent kinds; ``TransientFailure``
-``retry``       :class:`RetryPolicy`, :class:`Deadline`, :class:`RateLimiter`,
-                ``Retry-After``, the retry loop
 ``client``      :class:`HttpClient`: requests, failure classification, ``get_bytes``,
-                ``head``, ``fetch``
+                ``head``
 ``body``        reading a body under a size cap, a deadline and a minimum speed
 ``redirects``   the redirect policy (configured hosts only, no https -> http)
-``resume``      the resumable transfer into a part file and its checkpoint
-``files``       verification (size, SHA-256, gzip, text tables), :func:`install_file`,
+``resume``      :func:`fetch_resumable`: the resumable transfer of one file into a
+                part file and its checkpoint
+``files``       verification (size, SHA-256, text tables), :func:`install_file`,
                 the state folder
 ==============  ====================================================================
 """
 
 from download.fetch.client import USER_AGENT, HttpClient, RemoteInfo, redact_url
-from download.fetch.errors import (DeadlineExceeded, DownloadError, NameResolutionError,
-                                   RedirectRefusedError, RemoteNotFoundError, RunDeadlineExceeded,
-                                   TransientFailure)
-from download.fetch.files import (CHUNK_SIZE, ENV_STATE_DIR, default_state_dir, install_file,
-                                  sha256_file, verify_gzip, verify_text)
-from download.fetch.resume import FetchResult
-from download.fetch.retry import NO_DEADLINE, Deadline, RateLimiter, RetryPolicy, \
-    parse_retry_after
+from download.fetch.files import (CHUNK_SIZE, ENV_STATE_DIR, Verifier, default_state_dir,
+                                  install_file, verify_text)
+from download.fetch.resume import FetchResult, fetch_resumable
 
 __all__ = [
-    "CHUNK_SIZE", "ENV_STATE_DIR", "NO_DEADLINE", "USER_AGENT", "Deadline", "DeadlineExceeded",
-    "DownloadError", "FetchResult", "HttpClient", "NameResolutionError", "RateLimiter",
-    "RedirectRefusedError", "RemoteInfo", "RemoteNotFoundError", "RetryPolicy",
-    "RunDeadlineExceeded", "TransientFailure", "default_state_dir", "install_file",
-    "parse_retry_after", "redact_url", "sha256_file", "verify_gzip", "verify_text",
+    "CHUNK_SIZE", "ENV_STATE_DIR", "USER_AGENT", "FetchResult", "HttpClient", "RemoteInfo",
+    "Verifier", "default_state_dir", "fetch_resumable", "install_file", "redact_url",
+    "verify_text",
 ]

@@ -5,12 +5,12 @@ waiting for a full block, so the checks run after every piece:
 
 * **size cap**: more bytes than the cap (the announced or expected size, or the
   policy's maximum) stop the transfer at once; nothing beyond the cap is written;
-* **deadline**: the attempt's :class:`~download.fetch.retry.Deadline` (a server
+* **deadline**: the attempt's :class:`~utils.io.http.retry.Deadline` (a server
   sending one byte every half second never ends a read on its own);
 * **minimum speed**: a body averaging less than ``RetryPolicy.min_speed`` bytes
   per second over a ``speed_window`` is abandoned (and retried).
 
-Every failure is a :class:`~download.fetch.errors.TransientFailure`.
+Every failure is a :class:`~utils.io.http.errors.TransientFailure`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import re
 import time
 from typing import Callable, Optional
 
-from download.fetch.errors import TransientFailure
 from download.fetch.files import CHUNK_SIZE
-from download.fetch.retry import Clock, Deadline, RetryPolicy
+from utils.io.http.errors import TransientFailure
+from utils.io.http.retry import Clock, Deadline, RetryPolicy
 
 _DIGITS = re.compile(r"[0-9]+")
 

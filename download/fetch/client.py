@@ -2,15 +2,16 @@
 
 :class:`HttpClient` sends every request of ``download/`` (``urllib``, no
 third-party client). It classifies failures: timeouts, resets, truncated
-bodies, 408/425/429/5xx are retried with back-off (:mod:`download.fetch.retry`);
+bodies and the statuses of :data:`utils.io.http.transport.RETRYABLE_STATUS` (and
+5xx) are retried with back-off (:mod:`utils.io.http.retry`);
 404 and other 4xx stop at once (:class:`RemoteNotFoundError`); a host name that
 does not resolve stops the run (:class:`NameResolutionError`); a URL that is
 not ASCII is refused at once. Every request runs under the request, transfer
 and run deadlines, every body under a size cap and a minimum speed
 (:mod:`download.fetch.body`), and redirects are followed only within the
 configured hosts (:mod:`download.fetch.redirects`). Whole files go through
-:meth:`HttpClient.fetch`, which resumes interrupted transfers
-(:mod:`download.fetch.resume`).
+:func:`download.fetch.resume.fetch_resumable`, which resumes interrupted
+transfers over the client's single requests.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import http.client
 import random
-import socket
 import time
 import urllib.error
 import urllib.parse
@@ -27,17 +27,15 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Optional
 
 from download.fetch.body import ascii_int, read_body
-from download.fetch.errors import (DownloadError, NameResolutionError, RedirectRefusedError,
-                                   RemoteNotFoundError, TransientFailure)
-from download.fetch.files import Verifier
 from download.fetch.redirects import HostRedirectHandler, RedirectRefused
-from download.fetch.resume import FetchResult, fetch_resumable
-from download.fetch.retry import (NO_DEADLINE, Deadline, RateLimiter, Result, RetryPolicy, Sleep,
-                                  parse_retry_after, retry_call)
-from utils.io import PathLike
+from utils.io.http.errors import (DownloadError, NameResolutionError, RedirectRefusedError,
+                                  RemoteNotFoundError, TransientFailure)
+from utils.io.http.retry import (NO_DEADLINE, Deadline, RateLimiter, Result, RetryPolicy, Sleep,
+                                 parse_retry_after, retry_call)
+from utils.io.http.transport import TIMEOUT, UNRESOLVED_HOST, is_retryable_status, \
+    transport_fault
 
 USER_AGENT = "genotex-download/0.1 (+https://github.com; benchmark input builder)"
-RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 SECRET_PARAMETERS = ("api_key",)
 
 
@@ -90,20 +88,21 @@ def classify_failure(exc: BaseException, item: str, url: str, attempt: int) -> T
         retry_after = parse_retry_after(exc.headers.get("Retry-After") if exc.headers else None)
         with contextlib.suppress(Exception):
             exc.close()
-        if code in RETRYABLE_STATUS or code >= 500:
+        if is_retryable_status(code):
             return TransientFailure(f"HTTP {code} {exc.reason}", retry_after)
         raise RemoteNotFoundError(item, url, f"HTTP {code} {exc.reason}", attempt) from exc
     if isinstance(exc, urllib.error.URLError):
         reason = exc.reason
         if isinstance(reason, RedirectRefused):
             raise RedirectRefusedError(item, url, str(reason), attempt) from exc
-        if isinstance(reason, socket.gaierror):
+        fault = transport_fault(exc)
+        if fault.kind == UNRESOLVED_HOST:
             host = urllib.parse.urlsplit(url).hostname or url
             raise NameResolutionError(item, url, host, str(reason)) from exc
-        if isinstance(reason, (socket.timeout, TimeoutError)):
+        if fault.kind == TIMEOUT:
             return TransientFailure("timed out")
         return TransientFailure(f"connection failed ({reason})")
-    if isinstance(exc, (socket.timeout, TimeoutError)):
+    if transport_fault(exc).kind == TIMEOUT:
         return TransientFailure("timed out")
     if isinstance(exc, http.client.IncompleteRead):
         return TransientFailure(f"truncated body ({len(exc.partial)} bytes in the last read, "
@@ -130,7 +129,7 @@ class HttpClient:
     user_agent : str, optional
     run_deadline : Deadline, optional
         The whole run's deadline (``--run-deadline``); every request of the
-        client stops there with :class:`~download.fetch.errors.RunDeadlineExceeded`.
+        client stops there with :class:`~utils.io.http.errors.RunDeadlineExceeded`.
     allowed_hosts : iterable of str
         Hosts (or URLs) redirects may lead to besides the original request's
         host (see :mod:`download.fetch.redirects`).
@@ -239,48 +238,3 @@ class HttpClient:
                                   last_modified=response.headers.get("Last-Modified"))
 
         return self.retrying(item, url, attempt)
-
-    # -- resumable file transfer -------------------------------------------------------
-    def fetch(self, url: str, state_dir: PathLike, name: str, *,
-              item: Optional[str] = None,
-              expected_size: Optional[int] = None,
-              sha256: Optional[str] = None,
-              verify: Optional[Verifier] = None,
-              progress: bool = True) -> FetchResult:
-        """Download ``url`` into the state folder, resuming earlier partial data.
-
-        Parameters
-        ----------
-        url : str
-        state_dir : path-like
-            Folder for the part file, its checkpoint and the finished file.
-        name : str
-            Base name of the file (used for the state file names).
-        item : str, optional
-            Name for messages (default ``name``).
-        expected_size : int, optional
-            Verified after the transfer when known.
-        sha256 : str, optional
-            Verified after the transfer when known (hex, case-insensitive).
-        verify : callable, optional
-            Extra check of the finished file; raises ``ValueError`` when bad
-            (e.g. :func:`download.fetch.files.verify_gzip`). A failed check
-            discards the data.
-        progress : bool
-            Show a tqdm byte progress bar.
-
-        Returns
-        -------
-        FetchResult
-            The finished file is ``<state_dir>/<key>.done``; install it with
-            :func:`download.fetch.files.install_file`.
-
-        Raises
-        ------
-        DownloadError
-            After ``policy.max_attempts`` failed attempts, or at once for a
-            permanent HTTP error (:class:`RemoteNotFoundError`).
-        """
-        return fetch_resumable(self, url, state_dir, name, item=item,
-                               expected_size=expected_size, sha256=sha256, verify=verify,
-                               progress=progress)

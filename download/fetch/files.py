@@ -4,39 +4,24 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gzip
 import os
 import shutil
-import zlib
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
 from utils.errors import InputFileError
 from utils.input_safety import SNIFF_BYTES, check_text_start
-from utils.io import PathLike, atomic_write
-from utils.io import file_sha256 as sha256_file  # re-exported for download.manifest/transfer
+from utils.io import PathLike, atomic_write, file_sha256
 
 CHUNK_SIZE = 1 << 16
 ENV_STATE_DIR = "GENOTEX_DOWNLOAD_STATE"
 
-Verifier = Callable[[Path], None]
+#: A check of a finished file: raises ``ValueError`` when the file is bad (its result is
+#: ignored), e.g. :func:`utils.io.gzip_content_digest` or :func:`verify_text`.
+Verifier = Callable[[Path], object]
 
 __all__ = ["CHUNK_SIZE", "ENV_STATE_DIR", "Verifier", "check_file", "default_state_dir",
-           "fsync_file", "install_file", "sha256_file", "verify_gzip", "verify_text"]
-
-
-def verify_gzip(path: Path) -> None:
-    """Raise ``ValueError`` unless ``path`` is a complete, readable gzip stream.
-
-    An HTML error page served in place of a ``.gz`` file fails here too (it
-    is not a gzip stream).
-    """
-    try:
-        with gzip.open(path, "rb") as handle:
-            while handle.read(1 << 20):
-                pass
-    except (EOFError, OSError, zlib.error) as exc:
-        raise ValueError(f"damaged gzip stream ({exc})") from exc
+           "fsync_file", "install_file", "verify_text"]
 
 
 def verify_text(path: Path) -> None:
@@ -84,7 +69,7 @@ def check_file(path: Path, expected_size: Optional[int], sha256: Optional[str],
     sha256 : str, optional
         Hex digest, checked when known (case-insensitive).
     verify : callable, optional
-        Extra check raising ``ValueError`` (e.g. :func:`verify_gzip`).
+        Extra check raising ``ValueError`` (e.g. :func:`utils.io.gzip_content_digest`).
 
     Examples
     --------
@@ -102,14 +87,14 @@ def check_file(path: Path, expected_size: Optional[int], sha256: Optional[str],
     if expected_size is not None and size != expected_size:
         return f"size mismatch: got {size} bytes, expected {expected_size}"
     if sha256:
-        digest = sha256_file(path)
+        digest = file_sha256(path)
         if digest != sha256.lower():
             return f"checksum mismatch: sha256 {digest}, expected {sha256.lower()}"
     if verify is not None:
         try:
             verify(path)
-        except ValueError as exc:
-            return f"verification failed: {exc}"
+        except ValueError as exc:  # an InputFileError names the part file: keep its problem
+            return f"verification failed: {getattr(exc, 'problem', exc)}"
     return None
 
 

@@ -5,7 +5,7 @@ its target's host is the host of the original request or one of the
 *configured* hosts (those of the base URLs a command was given: E-utilities,
 GEO, the Xena hub), and it does not downgrade ``https`` to ``http``. Any other
 redirect is refused as a permanent failure naming the target
-(:class:`~download.fetch.errors.RedirectRefusedError`): data is never taken
+(:class:`~utils.io.http.errors.RedirectRefusedError`): data is never taken
 from a host the user did not name. ``urllib`` still bounds the chain (10 hops).
 """
 

@@ -23,17 +23,15 @@ import os
 import urllib.error
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Optional
+from typing import Dict, Optional
 
 from download.fetch.body import BodyTooLarge, ascii_int, read_body
-from download.fetch.errors import DownloadError, TransientFailure
-from download.fetch.files import Verifier, check_file, fsync_file, sha256_file
-from download.fetch.retry import Deadline
-from utils.io import PathLike, atomic_write_json
+from download.fetch.client import HttpClient
+from download.fetch.files import Verifier, check_file, fsync_file
+from utils.io import PathLike, atomic_write_json, file_sha256
+from utils.io.http.errors import DownloadError, TransientFailure
+from utils.io.http.retry import Deadline
 from utils.logs import progress as progress_bar
-
-if TYPE_CHECKING:  # pragma: no cover
-    from download.fetch.client import HttpClient
 
 
 @dataclass(frozen=True)
@@ -97,15 +95,45 @@ def _read_checkpoint(path: Path) -> Dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-def fetch_resumable(client: "HttpClient", url: str, state_dir: PathLike, name: str, *,
+def fetch_resumable(client: HttpClient, url: str, state_dir: PathLike, name: str, *,
                     item: Optional[str] = None, expected_size: Optional[int] = None,
                     sha256: Optional[str] = None, verify: Optional[Verifier] = None,
                     progress: bool = True) -> FetchResult:
     """Download ``url`` into ``state_dir``, resuming earlier partial data, with retries.
 
-    See :meth:`download.fetch.client.HttpClient.fetch` (which calls this) for
-    the parameters. A failed verification discards the data and counts as a
-    failed attempt.
+    Parameters
+    ----------
+    client : HttpClient
+        Sends each request and retries by its policy and deadlines.
+    url : str
+    state_dir : path-like
+        Folder for the part file, its checkpoint and the finished file.
+    name : str
+        Base name of the file (used for the state file names).
+    item : str, optional
+        Name for messages (default ``name``).
+    expected_size : int, optional
+        Verified after the transfer when known.
+    sha256 : str, optional
+        Verified after the transfer when known (hex, case-insensitive).
+    verify : callable, optional
+        Extra check of the finished file; raises ``ValueError`` when bad
+        (e.g. :func:`utils.io.gzip_content_digest`). A failed check
+        discards the data and counts as a failed attempt.
+    progress : bool
+        Show a tqdm byte progress bar.
+
+    Returns
+    -------
+    FetchResult
+        The finished file is ``<state_dir>/<key>.done``; install it with
+        :func:`download.fetch.files.install_file`.
+
+    Raises
+    ------
+    DownloadError
+        After ``policy.max_attempts`` failed attempts, or at once for a
+        permanent HTTP error (:class:`RemoteNotFoundError`).
     """
     item = item or name
     state = Path(state_dir)
@@ -116,7 +144,7 @@ def fetch_resumable(client: "HttpClient", url: str, state_dir: PathLike, name: s
     transfer = ResumableTransfer(client, url, item, part, checkpoint, expected_size, progress)
     if done.exists():  # finished by an earlier run that stopped before installing it
         if check_file(done, expected_size, sha256, verify) is None:
-            return FetchResult(done, done.stat().st_size, sha256_file(done), True, 0)
+            return FetchResult(done, done.stat().st_size, file_sha256(done), True, 0)
         done.unlink()
     resumed = part.exists() and part.stat().st_size > 0
     attempts = 0
@@ -129,7 +157,7 @@ def fetch_resumable(client: "HttpClient", url: str, state_dir: PathLike, name: s
         if problem is not None:
             transfer.discard()
             raise TransientFailure(problem)
-        size, digest = part.stat().st_size, sha256_file(part)
+        size, digest = part.stat().st_size, file_sha256(part)
         fsync_file(part)
         os.replace(part, done)
         checkpoint.unlink(missing_ok=True)
@@ -155,7 +183,7 @@ class ResumableTransfer:
         Show a byte progress bar.
     """
 
-    client: "HttpClient"
+    client: HttpClient
     url: str
     item: str
     part: Path

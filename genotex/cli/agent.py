@@ -28,7 +28,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from download.fetch import RetryPolicy
 from genotex.cli.regress import SELECTION_HELP, UsageError
 from genotex.methods import build_method, method_class, method_names
 from genotex.methods.genoagent.settings import GIB, ROLES, AgentSettings
@@ -37,6 +36,7 @@ from genotex.methods.llm.client import (RESERVED_KEYS, STRUCTURED_LEVELS, ChatCl
 from genotex.methods.llm.ratelimit import RateLimiter, RateLimits
 from utils.errors import InputFileError
 from utils.io import atomic_write_json, read_json
+from utils.io.http import RetryPolicy
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, paths_from_args
 

@@ -244,17 +244,6 @@ class RunContext:
             return None
         return (time.monotonic() if start is None else start) + self.time_limit
 
-    def exchange(self, chat: Any, task: str, prices: Mapping[str, Any],
-                 deadline: Optional[float] = None) -> Any:
-        """A task's :class:`~genotex.methods.llm.exchange.Exchange`, with the run's cache,
-        token limit and budget."""
-        from genotex.methods.llm.exchange import Exchange
-
-        return Exchange(chat, self.log, task, prices, deadline=deadline,
-                        exchanges=self.cache.task(task) if self.cache is not None else None,
-                        token_limit=self.max_tokens_per_task,
-                        charge=self.budget.charge if self.budget is not None else None)
-
 
 @dataclass(frozen=True)
 class MethodConfig:

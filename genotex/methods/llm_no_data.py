@@ -15,7 +15,7 @@ from typing import Mapping
 from genotex.methods.base import (DONE, FAILED, PROBLEM, Method, MethodConfig, RunContext,
                                   TaskOutcome, failed_outcome)
 from genotex.methods.llm.client import ChatClient, ChatReply, ChatRequest
-from genotex.methods.llm.exchange import Reading
+from genotex.methods.llm.exchange import Exchange, Reading
 from genotex.methods.llm.genelists import GeneReading, as_json, read_gene_list
 from genotex.methods.llm.reading import answer_text
 from genotex.methods.resources import Price
@@ -93,7 +93,8 @@ class LLMWithoutData(Method):
     def answer_problem(self, problem: Problem, ctx: RunContext) -> TaskOutcome:
         """One request (asked again once when unusable); the listed genes become the result."""
         start = time.monotonic()
-        exchange = ctx.exchange(self.chat, str(problem), self.prices, ctx.deadline(start))
+        exchange = Exchange.for_task(ctx, self.chat, str(problem), self.prices,
+                                     ctx.deadline(start))
         request = ChatRequest([{"role": "system", "content": SYSTEM_PROMPT},
                                {"role": "user", "content": gene_question(problem, self.n_genes)}],
                               schema=GENES_SCHEMA)

@@ -16,6 +16,10 @@ Every line is checked for the run's secrets (the API key) before it is
 written: they are replaced by ``[redacted]``, in plain and in JSON-escaped
 form, so a server that echoes the key back cannot put it in the log.
 
+The log is appended to, one flushed line per event (an append-only log cannot be
+replaced atomically; a crash leaves whole lines behind, at most the last one cut),
+and read back by the guarded text reader (:func:`read_log`).
+
 A task run in another process (``-j`` with a CPU-bound method, a cluster)
 writes to a :class:`MemoryLog`; its events travel back with the task's outcome
 and are added to the run log with their own times (:meth:`RunLog.add`).
@@ -30,6 +34,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from genotex.methods.llm.client import redact
+from utils.io import open_text
 
 #: Longest text field kept in a log line (model outputs are usually far shorter).
 MAX_FIELD_CHARS = 20_000
@@ -130,6 +135,6 @@ def _now() -> str:
 
 
 def read_log(path: Path) -> list:
-    """Every entry of a run log (for tests and reports)."""
-    with Path(path).open(encoding="utf-8") as handle:
+    """Every entry of a run log (for tests and reports), read by the guarded text reader."""
+    with open_text(path) as handle:
         return [json.loads(line) for line in handle if line.strip()]

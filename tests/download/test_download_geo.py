@@ -13,11 +13,12 @@ from tests.fake_download_server import FakeHub
 
 from download import download_geo
 from download.eutils import DATASET_TYPES, EutilsClient, EutilsSettings, GdsQuery
-from download.fetch import HttpClient, RetryPolicy
+from download.fetch import HttpClient
 from download.geo import (PLAN_NAME, SizeRules, is_series_accession, load_plans,
                           matrix_file_names, plan_trait, plan_units, series_from_summaries,
                           series_url)
 from download.manifest import generate_manifest, validate_manifest
+from utils.io.http import RetryPolicy
 
 KIB = 1024
 

@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 from tests.fake_download_server import FakeHub
 
-from download.fetch import (DownloadError, HttpClient, RateLimiter, RemoteNotFoundError,
-                            RetryPolicy, default_state_dir, parse_retry_after, sha256_file)
+from download.fetch import HttpClient, default_state_dir, fetch_resumable
 from download.transfer import (DOWNLOADED, FAILED, RESUMED, UP_TO_DATE, DownloadUnit, RemoteFile,
                                download_unit, download_units)
+from utils.io import file_sha256
+from utils.io.http import (DownloadError, RateLimiter, RemoteNotFoundError, RetryPolicy,
+                           parse_retry_after)
 
 PAYLOAD = os.urandom(50_000)
 GZ_PAYLOAD = gzip.compress(b"ID_REF\tGSM1\n" + b"probe\t1.0\n" * 5000)
@@ -72,7 +74,7 @@ def test_transient_faults_are_retried(hub, tmp_path, fault):
     sleeper = SleepRecorder()
     outcome = download_unit(make_client(sleeper), unit, tmp_path / "state", progress=False)
     assert outcome.status in (DOWNLOADED, RESUMED), outcome.error
-    assert sha256_file(tmp_path / "tree" / "file.bin") == digest
+    assert file_sha256(tmp_path / "tree" / "file.bin") == digest
     assert len(sleeper.calls) == 1  # exactly one back-off before the successful attempt
     assert_no_partials(tmp_path / "tree", tmp_path / "state")
 
@@ -80,8 +82,8 @@ def test_transient_faults_are_retried(hub, tmp_path, fault):
 def test_truncated_body_resumes_with_range(hub, tmp_path):
     hub.fail("/data/file.bin", "truncate")
     client = make_client()
-    result = client.fetch(hub.base_url + "/data/file.bin", tmp_path, "file.bin",
-                          expected_size=len(PAYLOAD), progress=False)
+    result = fetch_resumable(client, hub.base_url + "/data/file.bin", tmp_path, "file.bin",
+                             expected_size=len(PAYLOAD), progress=False)
     ranges = [r for _, _, r in hub.requests_for("/data/file.bin")]
     # first request whole, second resumes at half the file (the fault sent 25,000 bytes)
     assert ranges == [None, f"bytes={len(PAYLOAD) // 2}-"]
@@ -90,8 +92,8 @@ def test_truncated_body_resumes_with_range(hub, tmp_path):
 
 def test_server_ignoring_range_restarts_cleanly(hub, tmp_path):
     hub.fail("/data/file.bin", "truncate", "norange")
-    result = make_client().fetch(hub.base_url + "/data/file.bin", tmp_path, "file.bin",
-                                 progress=False)
+    result = fetch_resumable(make_client(), hub.base_url + "/data/file.bin", tmp_path,
+                             "file.bin", progress=False)
     assert result.path.read_bytes() == PAYLOAD
 
 
@@ -99,7 +101,8 @@ def test_retry_after_is_honoured(hub, tmp_path):
     hub.retry_after = "3"
     hub.fail("/data/file.bin", "429")
     sleeper = SleepRecorder()
-    make_client(sleeper).fetch(hub.base_url + "/data/file.bin", tmp_path, "f", progress=False)
+    fetch_resumable(make_client(sleeper), hub.base_url + "/data/file.bin", tmp_path, "f",
+                    progress=False)
     assert sleeper.calls == [3.0]  # the server's delay wins over the tiny back-off
 
 
@@ -136,8 +139,8 @@ def test_persistent_failure_names_the_item(hub, tmp_path):
 def test_404_is_permanent_and_not_retried(hub, tmp_path):
     sleeper = SleepRecorder()
     with pytest.raises(RemoteNotFoundError, match="HTTP 404"):
-        make_client(sleeper).fetch(hub.base_url + "/data/missing.bin", tmp_path, "m",
-                                   progress=False)
+        fetch_resumable(make_client(sleeper), hub.base_url + "/data/missing.bin", tmp_path,
+                        "m", progress=False)
     assert sleeper.calls == []
 
 
@@ -159,7 +162,18 @@ def test_corrupt_gzip_is_detected_by_decompression(tmp_path):
                                                 tmp_path / "tree" / "x.gz"),))
         outcome = download_unit(make_client(attempts=2), unit, tmp_path / "state",
                                 progress=False)
-    assert outcome.status == FAILED and "damaged gzip stream" in outcome.error
+    assert outcome.status == FAILED and "verification failed: truncated gzip file" in outcome.error
+
+
+def test_an_html_page_served_as_gzip_is_refused(tmp_path):
+    with FakeHub() as server:
+        server.add_file("/x.gz", b"<html><body>Service unavailable</body></html>\n")
+        unit = DownloadUnit("demo", (RemoteFile(server.base_url + "/x.gz",
+                                                tmp_path / "tree" / "x.gz"),))
+        outcome = download_unit(make_client(attempts=2), unit, tmp_path / "state",
+                                progress=False)
+    assert outcome.status == FAILED and "not a gzip file" in outcome.error
+    assert not (tmp_path / "tree").exists()
 
 
 def test_unit_is_all_or_nothing_and_rerun_completes(hub, tmp_path):

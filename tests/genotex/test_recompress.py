@@ -127,7 +127,7 @@ def test_clinical_matrix_and_other_files_are_left_alone(unpacked):
 
 def test_failed_verification_leaves_originals_intact(unpacked, monkeypatch):
     before = snapshot(unpacked)
-    monkeypatch.setattr(recompress, "verify_gzip", lambda temp, digest: False)
+    monkeypatch.setattr(recompress, "_copy_matches", lambda temp, digest: False)
     report = recompress_tree(unpacked)
     failed = {a.source.relative_to(unpacked).as_posix() for a, _ in report.errors}
     assert failed == {f"{RA}/GSE9100002_series_matrix.txt.gz", f"{RA}/GSE9100002_family.soft",

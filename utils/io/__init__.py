@@ -6,7 +6,8 @@ module              what
 ``readers``         guarded readers: regular files only, size caps, text format checked
                     (:mod:`utils.input_safety`), gzip or plain alike, UTF-8 with a latin-1
                     fallback; :func:`read_text`, :func:`read_json`, :func:`open_binary`,
-                    :func:`read_raw_bytes`, the small committed tables
+                    :func:`read_raw_bytes`, the small committed tables; the one check of
+                    a whole gzip file (:func:`gzip_content_digest`)
 ``gzip_stream``     the gzip engine: ISA-L inflating ahead in a thread, members, size cap,
                     a stream cut short refused (:class:`CheckedGzip`)
 ``tables``          streaming of line-oriented tables (GEO series matrices, SOFT, TSV)
@@ -19,6 +20,8 @@ module              what
                     cleared) and :func:`atomic_to_csv`, the seam every table is written
                     through
 ``locks``           :func:`locked`: inter-process locks kept outside the data trees
+``http``            HTTP for every client: one retry policy, the retryable statuses,
+                    ``Retry-After``, transfer errors (imported by module: ``utils.io.http``)
 ``types``           :data:`PathLike`
 ==================  ==========================================================================
 
@@ -39,12 +42,13 @@ from utils.io.atomic import (TEMP_NAME, TEMP_SUFFIX, atomic_to_csv, atomic_write
 from utils.io.gzip_stream import (BLOCKS_AHEAD, GZIP_FIRST_INPUT_BYTES, GZIP_MAGIC,
                                   GZIP_MAX_INPUT_BYTES, GZIP_OUTPUT_PER_INPUT, INFLATE_ERRORS,
                                   BlockReader, CheckedGzip, inflate_bytes, inflate_module,
-                                  is_gzip, several_cpus)
+                                  several_cpus)
 from utils.io.locks import lock_file, locked
 from utils.io.readers import (FALLBACK_ERRORS, TableSource, check_complete, content_of,
-                              data_lines, decode_text, file_sha256, open_binary, open_text,
-                              open_text_bytes, read_json, read_raw_bytes, read_table,
-                              read_text)
+                              data_lines, decode_text, file_sha256, gzip_content_digest,
+                              is_gzip, open_binary, open_raw, open_text, open_text_bytes,
+                              read_json,
+                              read_raw_bytes, read_table, read_text)
 from utils.io.types import PathLike
 
 __all__ = [
@@ -53,7 +57,9 @@ __all__ = [
     "TEMP_SUFFIX", "BlockReader", "CheckedGzip", "PathLike", "TableSource",
     "atomic_to_csv", "atomic_write", "atomic_write_bytes", "atomic_write_json",
     "atomic_write_text", "check_complete", "content_of", "data_lines", "decode_text",
-    "dumps_json", "file_sha256", "inflate_bytes", "inflate_module", "is_gzip", "lock_file",
-    "locked", "open_binary", "open_text", "open_text_bytes", "read_json", "read_raw_bytes",
+    "dumps_json", "file_sha256", "gzip_content_digest", "inflate_bytes", "inflate_module",
+    "is_gzip", "lock_file",
+    "locked", "open_binary", "open_raw", "open_text", "open_text_bytes", "read_json",
+    "read_raw_bytes",
     "read_table", "read_text", "remove_stale_temp_files", "several_cpus",
 ]

@@ -41,12 +41,6 @@ INFLATE_ERRORS = (zlib.error, inflate_module.error)
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-def is_gzip(path: PathLike) -> bool:
-    """Return True when the file starts with the gzip magic bytes."""
-    with open(path, "rb") as handle:
-        return handle.read(2) == GZIP_MAGIC
-
-
 #: Blocks a background :class:`BlockReader` may hold ahead of its consumer.
 BLOCKS_AHEAD = 2
 

@@ -31,6 +31,8 @@ from utils.io.gzip_stream import GZIP_MAGIC, CheckedGzip, inflate_bytes
 from utils.io.types import PathLike
 
 FALLBACK_ERRORS = "genotex-latin1"
+#: A size cap no file reaches (for checks that stream a file without holding it).
+NO_SIZE_LIMIT = 1 << 62
 
 #: A table: a path, or a file shipped inside a package (:func:`importlib.resources.files`).
 TableSource = Union[PathLike, Traversable]
@@ -47,13 +49,19 @@ def _latin1_fallback(error: UnicodeError):
 codecs.register_error(FALLBACK_ERRORS, _latin1_fallback)
 
 
+def _sha256_of(handle: IO[bytes], chunk_size: int = 1 << 20) -> Tuple[str, int]:
+    """SHA-256 (hex) and size of what ``handle`` reads to its end."""
+    digest, size = hashlib.sha256(), 0
+    for block in iter(lambda: handle.read(chunk_size), b""):
+        digest.update(block)
+        size += len(block)
+    return digest.hexdigest(), size
+
+
 def file_sha256(path: PathLike, chunk_size: int = 1 << 20) -> str:
     """SHA-256 hex digest of a file's bytes (read in chunks)."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(chunk_size), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return _sha256_of(handle, chunk_size)[0]
 
 
 def decode_text(data: bytes) -> str:
@@ -76,12 +84,21 @@ def _too_large(path: PathLike, size: int, max_bytes: int) -> InputFileError:
                           "bytes for one input file")
 
 
-def _open_regular(path: Path) -> IO[bytes]:
-    """Open ``path`` for binary reading; refuse anything but a regular file.
+def open_raw(path: PathLike) -> IO[bytes]:
+    """Open a regular file for binary reading, its bytes as stored (gzip left compressed).
+
+    For checks of a file's framing (magic bytes, a footer); readers of content use
+    :func:`open_binary`.
 
     The type is checked before opening (opening a FIFO would wait for a writer
     forever) and again on the open file.
+
+    Raises
+    ------
+    InputFileError
+        The file does not exist, or is a folder, a FIFO, a device or a socket.
     """
+    path = Path(path)
     try:
         require_regular_file(path, os.stat(path).st_mode)
         handle = open(path, "rb")
@@ -136,7 +153,7 @@ def open_binary(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> IO[bytes]:
     >>> folder.cleanup()
     """
     path = Path(path)
-    handle = _open_regular(path)
+    handle = open_raw(path)
     try:
         if handle.peek(len(GZIP_MAGIC))[:len(GZIP_MAGIC)] == GZIP_MAGIC:
             return CheckedGzip(handle, path, max_bytes)
@@ -147,6 +164,55 @@ def open_binary(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> IO[bytes]:
         handle.close()
         raise
     return handle
+
+
+def is_gzip(path: PathLike) -> bool:
+    """True when a regular file starts with the gzip magic bytes.
+
+    Raises
+    ------
+    InputFileError
+        The file does not exist, or is not a regular file (never opened).
+    """
+    with open_raw(path) as handle:
+        return handle.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+
+
+def gzip_content_digest(path: PathLike, max_bytes: Optional[int] = None) -> Tuple[str, int]:
+    """Check a whole gzip file; the SHA-256 (hex) and size of its decompressed content.
+
+    The one check that a file is a complete gzip stream: every member's CRC-32
+    and size are verified (:class:`utils.io.gzip_stream.CheckedGzip`), so a
+    stream cut short, a damaged one, or a file that is no gzip at all (an HTML
+    error page saved in place of a ``.gz``) is refused.
+
+    Parameters
+    ----------
+    path : path-like
+    max_bytes : int, optional
+        Most decompressed bytes accepted; None: no limit (the content is
+        streamed, never held).
+
+    Raises
+    ------
+    InputFileError
+        Naming the file: not a regular file, not gzip, damaged or cut short,
+        or larger than ``max_bytes`` once decompressed.
+
+    Examples
+    --------
+    >>> import gzip, pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     two_members = pathlib.Path(folder, "b.gz")
+    ...     _ = two_members.write_bytes(gzip.compress(b"hello") + gzip.compress(b"!"))
+    ...     print(gzip_content_digest(two_members)[1])
+    6
+    """
+    path = Path(path)
+    with open_binary(path, NO_SIZE_LIMIT if max_bytes is None else max_bytes) as handle:
+        if not isinstance(handle, CheckedGzip):
+            raise InputFileError(path, "not a gzip file (no gzip magic bytes at its start)")
+        return _sha256_of(handle)
 
 
 def read_raw_bytes(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> bytes:
@@ -162,7 +228,7 @@ def read_raw_bytes(path: PathLike, max_bytes: int = MAX_TOTAL_BYTES) -> bytes:
         is larger than ``max_bytes``; or it cannot be read.
     """
     path = Path(path)
-    with _open_regular(path) as handle:
+    with open_raw(path) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > max_bytes:
             raise _too_large(path, size, max_bytes)

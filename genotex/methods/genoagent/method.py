@@ -37,6 +37,7 @@ from genotex.methods.genoagent.settings import (CODE_REVIEWER, DATA_ENGINEER, DO
 from genotex.methods.genoagent.steps import (setup_code, task_description, units_for,
                                              warmup_code)
 from genotex.methods.llm.client import ChatClient
+from genotex.methods.llm.exchange import Exchange
 from genotex.methods.resources import Price
 from genotex.methods.sandbox.kernel import ExecutionResult, SandboxKernel, SandboxSettings
 from genotex.methods.sandbox.pool import KernelPool, warm_kernel
@@ -174,8 +175,8 @@ class GenoAgent(Method):
                     deadline = ctx.deadline(start)
                     loop = StepLoop(spec, self.chat, kernel, self.settings, ctx.log,
                                     self.prices, deadline=deadline,
-                                    exchange=ctx.exchange(self.chat, spec.key, self.prices,
-                                                          deadline))
+                                    exchange=Exchange.for_task(ctx, self.chat, spec.key,
+                                                               self.prices, deadline))
                     steps = loop.run()
                     lease.ok = True
         except StepError as exc:

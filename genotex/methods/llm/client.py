@@ -43,12 +43,11 @@ import urllib.request
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from download.fetch import RetryPolicy
 from genotex.methods.errors import RunAborted
 from genotex.methods.llm.failures import (FAIL_TASK, RETRY, STOP_RUN, CircuitBreaker,
-                                          classify_exception, classify_status,
-                                          retry_after_seconds)
+                                          classify_exception, classify_status)
 from genotex.methods.llm.ratelimit import RateLimiter, Ticket, estimate_tokens
+from utils.io.http import RetryPolicy, parse_retry_after
 
 logger = logging.getLogger(__name__)
 
@@ -326,7 +325,7 @@ class ChatClient:
             text = self._redact(exc.read().decode("utf-8", "replace"))
             action = classify_status(exc.code, text)
             raise _Failure(action, f"HTTP {exc.code}: {_short(text)}",
-                           retry_after_seconds(exc.headers.get("Retry-After")),
+                           parse_retry_after(exc.headers.get("Retry-After")),
                            status=exc.code) from None
         except (OSError, ValueError) as exc:   # URLError, timeouts, resets, bad URLs
             if isinstance(exc, ValueError) and not isinstance(exc, urllib.error.URLError):
@@ -461,8 +460,7 @@ class ChatClient:
         policy = self.settings.retry
         if attempt >= policy.max_attempts:
             raise LLMError(f"gave up after {attempt} attempts: {failure.reason}")
-        delay = min(failure.retry_after, policy.max_retry_after) \
-            if failure.retry_after is not None else policy.backoff(attempt, self._rng)
+        delay = policy.delay(attempt, failure.retry_after, self._rng)
         if deadline is not None and self._clock() + delay >= deadline:
             raise DeadlineError(f"time limit reached while retrying: {failure.reason}")
         logger.info("model request failed (%s); retry %d in %.1f s", failure.reason, attempt,

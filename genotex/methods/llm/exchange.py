@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
-from genotex.methods.base import Usage
+from genotex.methods.base import RunContext, Usage
 from genotex.methods.llm.client import (NO_FORMAT, ChatClient, ChatReply, ChatRequest, LLMError,
                                         Message)
 from genotex.methods.llm.cache import TaskExchanges
@@ -103,6 +103,15 @@ class Exchange:
     exchanges: Optional[TaskExchanges] = None
     token_limit: int = 0
     charge: Optional[Callable[[str, float], None]] = None
+
+    @classmethod
+    def for_task(cls, ctx: RunContext, chat: ChatClient, task: str,
+                 prices: Mapping[str, Price], deadline: Optional[float] = None) -> "Exchange":
+        """A task's exchange under its run: the run's log, cache, token limit and budget."""
+        return cls(chat, ctx.log, task, prices, deadline=deadline,
+                   exchanges=ctx.cache.task(task) if ctx.cache is not None else None,
+                   token_limit=ctx.max_tokens_per_task,
+                   charge=ctx.budget.charge if ctx.budget is not None else None)
 
     def _complete(self, role: str, request: ChatRequest) -> ChatReply:
         """The answer: from the endpoint (kept), or from the replayed run."""

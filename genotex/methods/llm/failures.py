@@ -1,8 +1,12 @@
 """What the model client does with each kind of failure: retry, fail the task, or stop the run.
 
 The whole policy is the table below and :func:`classify_status` /
-:func:`classify_exception` (``download/fetch/retry.py`` has the downloaders'
-policy; the two may be unified later, issue 26).
+:func:`classify_exception`. What a status or a transport failure *is* comes from
+the project's HTTP floor, :mod:`utils.io.http`, shared with the downloaders: the
+retryable statuses (:data:`utils.io.http.RETRYABLE_STATUS` and 5xx), the root
+cause of a failure to connect (:func:`utils.io.http.transport_fault`) and
+``Retry-After`` (:func:`utils.io.http.parse_retry_after`); this module adds what
+the model client does about each (a 501 or a wrong key stops the run).
 
 =====================================  ==========  ===================================
 answer                                 what        why
@@ -27,12 +31,13 @@ a few consecutive failures to connect, whatever the requests.
 
 from __future__ import annotations
 
-import errno
 import re
-import socket
 import threading
-import urllib.error
-from typing import Optional, Tuple
+from typing import Tuple
+
+from utils.io.http import RETRYABLE_STATUS, is_retryable_status
+from utils.io.http.transport import (REFUSED, TIMEOUT, UNREACHABLE, UNRESOLVED_HOST,
+                                     transport_fault)
 
 RETRY = "retry"
 FAIL_TASK = "fail task"
@@ -41,7 +46,7 @@ STOP_RUN = "stop run"
 #: HTTP status -> what to do (statuses not listed: 5xx retry, others fail the task).
 STATUS_TABLE = {
     401: STOP_RUN, 403: STOP_RUN, 404: STOP_RUN, 405: STOP_RUN, 501: STOP_RUN,
-    408: RETRY, 409: RETRY, 425: RETRY, 429: RETRY,
+    **{status: RETRY for status in sorted(RETRYABLE_STATUS)},
     400: FAIL_TASK, 413: FAIL_TASK, 422: FAIL_TASK,
 }
 _UNKNOWN_MODEL = re.compile(r"model[^\n]{0,80}(?:not found|does not exist|not exist|unknown|"
@@ -58,13 +63,7 @@ def classify_status(status: int, body: str = "") -> str:
         return STOP_RUN
     if status in STATUS_TABLE:
         return STATUS_TABLE[status]
-    return RETRY if 500 <= status < 600 else FAIL_TASK
-
-
-def _root_cause(exc: BaseException) -> BaseException:
-    while isinstance(exc, urllib.error.URLError) and isinstance(exc.reason, BaseException):
-        exc = exc.reason
-    return exc
+    return RETRY if is_retryable_status(status) else FAIL_TASK
 
 
 def classify_exception(exc: BaseException) -> Tuple[str, str, bool]:
@@ -73,17 +72,17 @@ def classify_exception(exc: BaseException) -> Tuple[str, str, bool]:
     ``counts_for_breaker`` is True for failures to connect or keep a connection
     (not for a slow answer: a read timeout of a busy model is retried without it).
     """
-    cause = _root_cause(exc)
-    if isinstance(cause, socket.gaierror):
+    fault = transport_fault(exc)
+    cause = fault.cause
+    if fault.kind == UNRESOLVED_HOST:
         return STOP_RUN, f"the host name does not resolve ({cause.strerror or cause})", True
-    if isinstance(cause, ConnectionRefusedError):
+    if fault.kind == REFUSED:
         return STOP_RUN, "connection refused (no server listens there)", True
-    if isinstance(cause, OSError) and cause.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+    if fault.kind == UNREACHABLE:
         return STOP_RUN, f"no route to the host ({cause.strerror})", True
-    connecting = isinstance(exc, urllib.error.URLError)
-    if isinstance(cause, (socket.timeout, TimeoutError)):
-        where = "connecting" if connecting else "waiting for the answer"
-        return RETRY, f"timed out {where}", connecting
+    if fault.kind == TIMEOUT:
+        where = "connecting" if fault.connecting else "waiting for the answer"
+        return RETRY, f"timed out {where}", fault.connecting
     return RETRY, f"connection failed: {type(cause).__name__}: {cause}", True
 
 
@@ -113,10 +112,3 @@ class CircuitBreaker:
     def failures(self) -> int:
         """Consecutive connection failures so far."""
         return self._failures
-
-
-def retry_after_seconds(value: Optional[str]) -> Optional[float]:
-    """A ``Retry-After`` header as seconds (see :func:`download.fetch.parse_retry_after`)."""
-    from download.fetch import parse_retry_after
-
-    return parse_retry_after(value)

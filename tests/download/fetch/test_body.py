@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from tests.fake_download_server import FakeHub
 
-from download.fetch import DownloadError, HttpClient, RetryPolicy
+from download.fetch import HttpClient, fetch_resumable
 from download.fetch.body import ascii_int
 from download.transfer import FAILED, DownloadUnit, RemoteFile, download_unit
+from utils.io.http import DownloadError, RetryPolicy
 
 TABLE = b"sampleID\tage\n" + b"TCGA-01-0001-01\t50\n" * 2000  # 38,013 bytes
 
@@ -59,7 +60,8 @@ def test_the_transfer_deadline_bounds_all_attempts(hub, tmp_path):
     hub.fail("/table", *["trickle"] * 5)
     http = client(max_attempts=5, request_deadline=0.6, transfer_deadline=1.0)
     with pytest.raises(DownloadError, match="the transfer deadline of 1 s passed"):
-        http.fetch(hub.base_url + "/table", tmp_path / "state", "table", progress=False)
+        fetch_resumable(http, hub.base_url + "/table", tmp_path / "state", "table",
+                        progress=False)
     assert len(hub.requests_for("/table")) < 5  # stopped before the attempts ran out
 
 
@@ -83,8 +85,8 @@ def test_without_any_size_the_configured_maximum_caps_the_body(hub, tmp_path):
 
 def test_an_announced_size_over_the_maximum_is_refused_before_writing(hub, tmp_path):
     with pytest.raises(DownloadError, match="more than the size limit of 1000 bytes"):
-        client(max_body_bytes=1000).fetch(hub.base_url + "/table", tmp_path / "state", "t",
-                                          progress=False)
+        fetch_resumable(client(max_body_bytes=1000), hub.base_url + "/table",
+                        tmp_path / "state", "t", progress=False)
     assert len(hub.requests_for("/table")) == 1  # permanent: not retried
 
 

@@ -8,8 +8,9 @@ import urllib.request
 import pytest
 from tests.fake_download_server import FakeHub
 
-from download.fetch import HttpClient, RedirectRefusedError, RetryPolicy
+from download.fetch import HttpClient
 from download.fetch.redirects import HostRedirectHandler, RedirectRefused
+from utils.io.http import RedirectRefusedError, RetryPolicy
 
 DATA = b"ID\tx\np1\t1\n"
 

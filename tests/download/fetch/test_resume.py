@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from tests.fake_download_server import FakeHub
 
-from download.fetch import Deadline, HttpClient, RetryPolicy, RunDeadlineExceeded, verify_text
+from download.fetch import HttpClient, verify_text
 from download.transfer import DOWNLOADED, FAILED, DownloadUnit, RemoteFile, download_unit, \
     download_units
+from utils.io.http import Deadline, RetryPolicy, RunDeadlineExceeded
 
 CLINICAL = b"sampleID\tgender\n" + b"TCGA-01-0001-01\tMALE\nTCGA-01-0001-11\tFEMALE\n" * 50
 # 2,216 bytes: its first half (1,108 bytes) ends in the middle of a row
@@ -73,7 +74,7 @@ def test_a_consistently_short_file_is_caught_by_the_content_checks(hub, tmp_path
     hub.fail("/c/clinicalMatrix", *["short"] * 3)
     hub.fail("/c/HiSeqV2.gz", *["short"] * 3)
     for name, problem in (("clinicalMatrix", "does not end with a line ending"),
-                          ("HiSeqV2.gz", "damaged gzip stream")):
+                          ("HiSeqV2.gz", "verification failed: truncated gzip file")):
         outcome = download_unit(client(), unit_of(hub, tmp_path, name), tmp_path / "state",
                                 progress=False)
         assert outcome.status == FAILED and problem in outcome.error, outcome.error

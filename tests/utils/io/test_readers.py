@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 
 import pytest
 
 from utils.errors import InputFileError
-from utils.io import (check_complete, content_of, data_lines, decode_text, open_binary, open_text,
-                      read_json, read_raw_bytes, read_table, read_text)
+from utils.io import (check_complete, content_of, data_lines, decode_text, gzip_content_digest,
+                      is_gzip, open_binary, open_raw, open_text, read_json, read_raw_bytes,
+                      read_table, read_text)
 
 
 def test_plain_and_gzip_read_the_same(tmp_path, inflater):
@@ -164,3 +166,57 @@ def test_committed_tables_name_the_bad_line(tmp_path):
         read_table(path, ("code", "name"))
     with pytest.raises(InputFileError, match="header must be code / other"):
         read_table(path, ("code", "other"))
+
+
+# -- the one check of a whole gzip file, the raw opener -----------------------------------
+def test_gzip_content_digest_of_a_whole_multi_member_file(tmp_path, inflater):
+    path = tmp_path / "a.gz"
+    path.write_bytes(gzip.compress(b"first\n") + gzip.compress(b"second\n"))
+    digest, size = gzip_content_digest(path)
+    assert (digest, size) == (hashlib.sha256(b"first\nsecond\n").hexdigest(), 13)
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (lambda packed: packed[:-3], "truncated gzip file"),
+    (lambda packed: packed[:12] + bytes(b ^ 0xFF for b in packed[12:20]) + packed[20:],
+     "gzip"),
+    (lambda packed: b"<html><body>Service unavailable</body></html>\n",
+     "not a gzip file"),
+])
+def test_gzip_content_digest_refuses_a_damaged_file_naming_it(tmp_path, inflater, damage,
+                                                              problem):
+    path = tmp_path / "b.txt.gz"
+    path.write_bytes(damage(gzip.compress(b"ID\tx\n" * 1000)))
+    with pytest.raises(InputFileError, match=problem) as caught:
+        gzip_content_digest(path)
+    assert str(caught.value).startswith(str(path))
+
+
+def test_gzip_content_digest_caps_the_content_only_when_asked(tmp_path):
+    path = tmp_path / "c.gz"
+    path.write_bytes(gzip.compress(b"x" * 10_000))
+    assert gzip_content_digest(path)[1] == 10_000
+    with pytest.raises(InputFileError, match="limit"):
+        gzip_content_digest(path, max_bytes=1_000)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_is_gzip_and_open_raw_refuse_what_is_not_a_regular_file(tmp_path):
+    fifo = tmp_path / "pipe.gz"
+    os.mkfifo(fifo)
+    for check in (is_gzip, open_raw, gzip_content_digest):
+        with pytest.raises(InputFileError, match="pipe.gz"):
+            check(fifo)
+    with pytest.raises(InputFileError, match="file not found"):
+        is_gzip(tmp_path / "missing.gz")
+
+
+def test_open_raw_leaves_gzip_compressed(tmp_path):
+    packed = gzip.compress(b"hello")
+    path = tmp_path / "d.gz"
+    path.write_bytes(packed)
+    plain = tmp_path / "a.txt"
+    plain.write_text("plain")
+    assert is_gzip(path) and not is_gzip(plain)
+    with open_raw(path) as handle:
+        assert handle.read() == packed

@@ -1,4 +1,4 @@
-"""Choosing the characteristics rows of the trait, age and sex: :func:`infer_clinical_rows`.
+"""Choosing the characteristics rows of the trait, age and sex (the row scores and choices).
 
 * Age / sex (rules): cells keyed ``age`` (``age (yrs)``, ``age at sampling``,
   ``age at death``) / ``sex``/``gender`` that parse, or cells holding both
@@ -208,37 +208,3 @@ def choose_gender_row(characteristics: Mapping[Any, Sequence[Any]], age_row: Any
             scores[row] = score
     varying = {r: sc for r, sc in scores.items() if not is_constant(characteristics[r])}
     return best_row(varying or scores, list(characteristics)), scores
-
-
-def infer_clinical_rows(characteristics: Dict[int, List[str]], trait: str,
-                        background: str, model: Optional[Any] = None) -> dict:
-    """Choose the characteristics rows holding the trait, the age and the sex.
-
-    Parameters
-    ----------
-    characteristics : dict of int to list of str
-        ``get_unique_values_by_row(clinical_df)``: row number -> distinct raw
-        cells (``None`` for missing cells), at most 30 per row.
-    trait : str
-        Benchmark trait name with underscores (``"Heart_rate"``).
-    background : str
-        Series title / summary / overall design.
-    model : RowModel, optional
-        Weights of the trait-row ranking (default: the shipped ones).
-
-    Returns
-    -------
-    dict
-        ``{"trait_row": int | None, "age_row": int | None, "gender_row": int | None}``
-        (see the module docstring; confidences and evidence:
-        :func:`tools.preprocess.clinical_rules.decisions.decide_clinical_rows`).
-
-    Examples
-    --------
-    >>> infer_clinical_rows({0: ["tissue: synovium"], 1: ["Sex: M", "Sex: F"],
-    ...                      2: ["group: control", "group: rheumatoid arthritis"],
-    ...                      3: ["age: 25", "age: 50"]}, "Rheumatoid_Arthritis", "")
-    {'trait_row': 2, 'age_row': 3, 'gender_row': 1}
-    """
-    from tools.preprocess.clinical_rules.decisions import decide_clinical_rows
-    return decide_clinical_rows(characteristics, trait, background, model).rows()

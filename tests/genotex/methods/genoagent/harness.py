@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Tuple
 
-from download.fetch import RetryPolicy
 from genotex.methods.base import RunContext, TaskOutcome
 from genotex.methods.genoagent.method import GenoAgent
 from genotex.methods.genoagent.settings import AgentSettings
+from genotex.methods.inputs import cohort_tasks
 from genotex.methods.llm.client import ChatClient, EndpointSettings
 from genotex.methods.resources import Price
-from genotex.methods.inputs import cohort_tasks
 from genotex.methods.runlog import RunLog
 from genotex.methods.runner import RunOptions, RunSummary, run_method
+from utils.io.http import RetryPolicy
 from tests.fake_llm_server import Script
 from tests.genotex.methods.genoagent.canned import (GEO_CODE, HYPERTENSION_CLINICAL,
                                                     NEEDS_MAPPING, STATISTICS_CODE, TCGA_CODE,

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from download.fetch import RetryPolicy
 from genotex.cli.evaluate import main as evaluate
 from genotex.methods.runlog import read_log
+from utils.io.http import RetryPolicy
 from tests.fake_llm_server import FakeLLM, Script, request_fields
 from tests.genotex.methods.genoagent import harness
 from tests.genotex.methods.genoagent.canned import (GEO_CODE, HYPERTENSION_CLINICAL, TCGA_CODE,

@@ -7,13 +7,13 @@ import threading
 
 import pytest
 
-from download.fetch import RetryPolicy
 from genotex.methods.llm.cache import (ExchangeCache, ReplayMiss, read_task_file, request_document,
                                        request_key, task_file_name)
 from genotex.methods.llm.client import (ChatClient, ChatReply, ChatRequest, EndpointSettings,
                                         LLMError, ToolCall)
 from genotex.methods.llm.exchange import Exchange
 from genotex.methods.runlog import MemoryLog
+from utils.io.http import RetryPolicy
 from tests.fake_llm_server import FakeLLM
 
 SETTINGS = EndpointSettings("http://127.0.0.1:9/v1", "m")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from download.fetch import RetryPolicy
 from genotex.methods.llm.client import (ChatClient, ChatRequest, DeadlineError,
                                         EndpointError, EndpointSettings, LLMError, redact)
 from genotex.methods.llm.failures import (FAIL_TASK, RETRY, STATUS_TABLE, STOP_RUN,
                                           classify_status)
+from utils.io.http import RetryPolicy
 from tests.fake_llm_server import FakeLLM
 
 KEY = "sk-live-abcdefghijklmnop"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 import time
 
-from download.fetch import RetryPolicy
 from genotex.methods.llm.client import ChatClient, EndpointSettings
 from genotex.methods.llm.ratelimit import RateLimiter, RateLimits, estimate_tokens
+from utils.io.http import RetryPolicy
 from tests.fake_llm_server import FakeLLM
 
 MESSAGES = [{"role": "user", "content": "hello"}]

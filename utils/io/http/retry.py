@@ -8,7 +8,7 @@ Three deadlines bound the time spent (see ``docs/download.md``):
 * **transfer**: one file or small request, all attempts and back-off waits
   included (``RetryPolicy.transfer_deadline``);
 * **run**: a whole command (``--run-deadline``), given to the
-  :class:`~download.fetch.client.HttpClient`; when it passes,
+  HTTP client (:class:`~download.fetch.client.HttpClient`); when it passes,
   :class:`RunDeadlineExceeded` stops the run.
 
 The clock, the sleep function and the random generator are injectable, so tests
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Optional, TypeVar
 
-from download.fetch.errors import DeadlineExceeded, DownloadError, RunDeadlineExceeded, \
-    TransientFailure
+from utils.io.http.errors import (DeadlineExceeded, DownloadError, RunDeadlineExceeded,
+                                  TransientFailure)
 
 logger = logging.getLogger(__name__)
 
@@ -95,11 +95,21 @@ class RetryPolicy:
         ceiling = min(self.backoff_max, self.backoff_base * 2.0 ** max(attempt - 1, 0))
         return ceiling / 2.0 + rng.uniform(0.0, ceiling / 2.0)
 
-    def delay(self, attempt: int, failure: TransientFailure, rng: random.Random) -> float:
-        """The wait after failed attempt ``attempt``: back-off, or longer if the server asks."""
+    def delay(self, attempt: int, retry_after: Optional[float], rng: random.Random) -> float:
+        """The wait after failed attempt ``attempt``: back-off, or longer if the server asks.
+
+        ``retry_after`` is the server's ``Retry-After`` in seconds
+        (:func:`parse_retry_after`), honoured up to ``max_retry_after``.
+
+        Examples
+        --------
+        >>> policy = RetryPolicy(backoff_base=1.0, max_retry_after=30.0)
+        >>> policy.delay(1, 7.0, random.Random(0)), policy.delay(1, 3600.0, random.Random(0))
+        (7.0, 30.0)
+        """
         delay = self.backoff(attempt, rng)
-        if failure.retry_after is not None:
-            delay = max(delay, min(failure.retry_after, self.max_retry_after))
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.max_retry_after))
         return delay
 
 
@@ -304,7 +314,7 @@ def retry_call(action: Callable[[], Result], item: str, url: str, policy: RetryP
         except Exception as exc:  # noqa: BLE001 - classified, permanent ones re-raised
             last = classify(exc, attempt)
         if attempt < policy.max_attempts:
-            delay = policy.delay(attempt, last, rng)
+            delay = policy.delay(attempt, last.retry_after, rng)
             if delay >= deadline.remaining():
                 raise deadline.exceeded(item, url, str(last), attempt)
             logger.warning("%s: attempt %d/%d failed (%s); retrying in %.2f s", item, attempt,

@@ -1,4 +1,4 @@
-"""Tests for download.fetch.retry: the retry loop on its own (no server)."""
+"""Tests for utils.io.http.retry: the retry loop on its own (no server)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from download.fetch.errors import (DeadlineExceeded, DownloadError, RemoteNotFoundError,
+from utils.io.http.errors import (DeadlineExceeded, DownloadError, RemoteNotFoundError,
                                    RunDeadlineExceeded, TransientFailure)
-from download.fetch.retry import Deadline, RetryPolicy, retry_call
+from utils.io.http.retry import Deadline, RetryPolicy, retry_call
 
 POLICY = RetryPolicy(max_attempts=3, backoff_base=1.0, backoff_max=60.0, max_retry_after=5.0)
 
