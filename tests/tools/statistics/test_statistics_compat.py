@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import inspect
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
-from tests.conftest import REPO_ROOT
+from tests.conftest import assert_snippet_runs
 from tests.regress_fixtures import small_benchmark
 
 import tools.statistics as statistics
@@ -54,9 +52,7 @@ def test_engine_modules_import_without_the_compatibility_surface():
             "assert pd.DataFrame and np.ndarray and Optional and s.__all__[0] == "
             "'read_json_to_dataframe'\n"
             "assert 'lasso' not in s.__all__ and s.lasso.Lasso is Lasso\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    assert_snippet_runs(code)
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         statistics.nothing_here
 
