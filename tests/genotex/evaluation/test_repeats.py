@@ -38,7 +38,7 @@ def test_resource_columns_come_from_the_repeat_s_resources_json(tmp_path):
 
 
 def test_a_series_with_spreads_gets_error_bars_at_mean_plus_and_minus_sd():
-    svg = grouped_bars("t", ["a", "b"], [Series("m", "#000", [50.0, 20.0], [10.0, None])],
+    svg = grouped_bars("t", ["a", "b"], [Series("m", "#000", [50.0, 20.0], spreads=[10.0, None])],
                        y_max=100.0, height=240)
     # plot area from y=30 (value 100) to y=270 (value 0): 40 -> 174, 60 -> 126
     assert svg.count('class="spread"') == 1

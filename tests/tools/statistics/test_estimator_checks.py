@@ -54,7 +54,8 @@ def test_predict_before_fit_raises_not_fitted_error(estimator):
     (Lasso(), "alpha", -1.0, "'alpha' parameter of Lasso must be a float in the range (0.0, inf)"),
     (Lasso(), "positive", True, "'positive' parameter of Lasso must be a bool among {False}"),
     (Lasso(), "max_iter", 0, "'max_iter' parameter of Lasso must be an int in the range [1, inf)"),
-    (LMM(), "threshold", 1.5, "'threshold' parameter of LMM must be a float in the range (0.0, 1.0]"),
+    (LMM(), "threshold", 1.5,
+     "'threshold' parameter of LMM must be a float in the range (0.0, 1.0]"),
     (LMM(), "lamda", "big", "'lamda' parameter of LMM must be"),
     (ResidualizationRegressor(Lasso), "params", [1], "'params' parameter of "
      "ResidualizationRegressor must be an instance of 'dict' or None"),
