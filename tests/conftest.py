@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,14 @@ def shared_file(relative: str) -> Path:
         pytest.skip(f"real test data not available: {path} (expected ../shared/data "
                     "beside the repository)")
     return path
+
+
+def assert_snippet_runs(code: str) -> None:
+    """Run Python ``code`` in a fresh interpreter at the repository root; it must succeed
+    (its asserts are the test's)."""
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -256,11 +256,6 @@ def resolve_paths(root: Optional[PathLike] = None,
     return ProjectPaths(given, environ)
 
 
-def default_gene_synonym_path() -> Path:
-    """Path of ``gene_synonym.json`` under the current resolution rules."""
-    return resolve_paths().gene_synonyms
-
-
 def default_task_info_path() -> Path:
     """Path of ``task_info.json`` under the current resolution rules."""
     return resolve_paths().task_info

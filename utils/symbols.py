@@ -9,6 +9,7 @@ companion maps used for RNA-seq count tables: ``gene_entrez.json``
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
@@ -18,6 +19,7 @@ from utils.paths import resolve_paths
 
 ENTREZ_MAP_NAME = "gene_entrez.json"
 ENSEMBL_MAP_NAME = "gene_ensembl.json"
+_NON_ASCII_SPACE = re.compile(r"[^\S\n]")
 
 
 def _file_key(path: PathLike) -> Tuple[str, int, int]:
@@ -83,15 +85,46 @@ def normalize_symbols(symbols: Iterable[object],
     result: List[Optional[str]] = []
     for symbol in symbols:
         if isinstance(symbol, str):
-            result.append(synonyms.get(symbol.strip().upper()))
+            result.append(synonyms.get(canonical_label(symbol)))
         else:
             result.append(None)
     return result
 
 
-def canonical_symbol(symbol: object) -> Optional[str]:
-    """Strip and upper-case a label for case-insensitive comparisons."""
-    if not isinstance(symbol, str):
-        return None
-    text = symbol.strip().upper()
-    return text or None
+def canonical_label(label: str) -> str:
+    """Strip and upper-case a table label or gene symbol (the project's one canonical form)."""
+    return label.strip().upper()
+
+
+def canonical_labels(labels: Iterable[str]) -> List[str]:
+    """:func:`canonical_label` of many labels, with one C-level ``upper()`` call."""
+    labels = list(labels)
+    joined = "\n".join(labels)
+    if len(labels) < 2 or joined.count("\n") != len(labels) - 1:
+        return [canonical_label(label) for label in labels]
+    texts = joined.upper().split("\n")
+    has_space = (any(space in joined for space in " \t\r\x0b\x0c") if joined.isascii()
+                 else _NON_ASCII_SPACE.search(joined) is not None)
+    return [text.strip() for text in texts] if has_space else texts
+
+
+def canonical_gene(symbol: str, synonyms: Optional[Mapping[str, str]] = None) -> str:
+    """Canonical form of a gene symbol, then mapped through ``synonyms`` if given."""
+    return canonical_genes([symbol], synonyms)[0]
+
+
+def canonical_genes(symbols: Iterable[str],
+                    synonyms: Optional[Mapping[str, str]] = None) -> List[str]:
+    """:func:`canonical_gene` over many symbols (the evaluator's hot path).
+
+    A blank official symbol in ``synonyms`` is ignored (the symbol stays as it is).
+    """
+    texts = canonical_labels(symbols)
+    if not synonyms:
+        return texts
+    result = []
+    for text in texts:
+        official = synonyms.get(text)
+        mapped = canonical_label(official) if isinstance(official, str) else ""
+        result.append(mapped or text)
+    return result

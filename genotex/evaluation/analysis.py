@@ -19,7 +19,6 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 import numpy as np
 
-from genotex.evaluation.labels import canonical_genes
 from genotex.evaluation.statuses import (MISSING, NO_REFERENCE, OK, REFERENCE_ERROR, STATUSES,
                                          ItemError)
 from genotex.evaluation.summary import OVERALL, status_counts, summarize
@@ -29,6 +28,7 @@ from genotex.evaluation.universe import GeneUniverse, GeneVocabulary
 from utils.metrics import (GENE_METRICS, VIRTUAL_UNIVERSE_SIZE, failed_gene_metrics,
                            gene_list_metrics, nan_mean)
 from utils.problems import CATEGORIES, Problem
+from utils.symbols import canonical_genes
 
 logger = logging.getLogger(__name__)
 

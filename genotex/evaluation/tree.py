@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
-from genotex.evaluation.labels import canonical_label, canonical_unique
+from genotex.evaluation.labels import canonical_unique
 from genotex.evaluation.numeric_csv import parse_numeric_csv, split_header
 from genotex.evaluation.statuses import MALFORMED, ItemError
 from genotex.evaluation.untrusted import ConfinedFiles, Limits, check_header_length
@@ -37,6 +37,7 @@ from utils.schemas.cohort_info import (CohortInfoReading, check_cohort_info_root
                                        parse_cohort_info)
 from utils.schemas.result import ResultReading, parse_result
 from utils.selection import COHORT_INFO_NAME
+from utils.symbols import canonical_label
 
 TCGA_COHORT = "Xena"
 COHORT_ALIASES: Mapping[str, Tuple[str, ...]] = {TCGA_COHORT: ("TCGA",)}

@@ -11,31 +11,34 @@ only when chosen, so the rules agent never loads Jupyter):
 ==============  ===========================================================
 
 Add a method: a module here with a :class:`~genotex.methods.base.Method`
-subclass and one line in :data:`METHODS`. :func:`build_method` builds one from a
+subclass (its ``name`` the registered name) and one line in :data:`METHODS`, the
+project's one registry style (:class:`utils.registry.Registry`, shared with the
+statistical models). :func:`build_method` builds one from a
 :class:`~genotex.methods.base.MethodConfig` (and keeps the config, so worker
 processes can build it again).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Dict, List, Type
+from typing import TYPE_CHECKING, List, Type
+
+from utils.registry import Registry
 
 if TYPE_CHECKING:  # the registry stays light: run_agent.py --help lists the names
     from genotex.methods.base import Method, MethodConfig
 
-#: ``--method`` name -> ``module:Class``.
-METHODS: Dict[str, str] = {
+#: ``--method`` name -> ``module:Class`` (imported when chosen).
+METHODS = Registry("method", {
     "random": "genotex.methods.random_baseline:RandomGenes",
     "llm-no-data": "genotex.methods.llm_no_data:LLMWithoutData",
     "rules": "genotex.methods.rules.method:RulesAgent",
     "genoagent": "genotex.methods.genoagent.method:GenoAgent",
-}
+}, base="genotex.methods.base:Method")
 
 
 def method_names() -> List[str]:
     """The registered method names, in registry order."""
-    return list(METHODS)
+    return METHODS.names()
 
 
 def method_class(name: str) -> Type["Method"]:
@@ -46,10 +49,7 @@ def method_class(name: str) -> Type["Method"]:
     KeyError
         For an unknown name (the message lists the known ones).
     """
-    if name not in METHODS:
-        raise KeyError(f"unknown method {name!r}; known: {', '.join(METHODS)}")
-    module, _, attribute = METHODS[name].partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    return METHODS.load(name)
 
 
 def build_method(name: str, config: "MethodConfig") -> "Method":

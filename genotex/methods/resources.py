@@ -230,8 +230,3 @@ def format_summary(totals: Mapping[str, Any]) -> str:
             f"{shown(totals['output_tokens_per_problem'])} output tokens, cost "
             f"{shown(totals['cost_per_problem_usd'], ' USD')}; cohorts done "
             f"{totals['cohorts_done']}/{totals['cohort_tasks']}")
-
-
-def read_summary(run_dir: Path) -> Dict[str, Any]:
-    """The summary of a finished run's ``resources.json``."""
-    return json.loads((run_dir / "resources.json").read_text("utf-8"))["summary"]

@@ -10,7 +10,12 @@ A plan is a JSON or TOML document (see ``docs/synthetic.md`` for every key)::
                   "source": "geo", "platform": "GPL91001", "n_samples": 60}]}
 
 Loading validates every key (unknown keys are errors, so a typo never passes
-silently) and fills defaults. The dataclasses are frozen: a plan is a value.
+silently) and fills defaults. The plan classes are frozen pydantic dataclasses
+(the project's one validator, as :mod:`utils.schemas`): every construction,
+``dataclasses.replace`` included, checks the fields (types, ranges, choices)
+and the :class:`Plan` checks its cross-references; a problem is a
+:class:`PlanError` naming the file and the key. Numbers are kept as written (an
+int stays an int), so that a plan's JSON text, hashed into the truth, round-trips.
 """
 
 from __future__ import annotations
@@ -19,9 +24,13 @@ import dataclasses
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from importlib.resources.abc import Traversable
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Annotated, Any, Dict, List, Literal, Mapping, Optional, Tuple, Union
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic.dataclasses import dataclass
+from pydantic_core import ArgsKwargs
 
 from genotex.synthetic.options import (COUNT_IDS, PLATFORM_STYLES, SCALES, SOURCES,  # noqa: F401
                                        TRAIT_FIELDS, TRAIT_KINDS)
@@ -38,15 +47,22 @@ MAX_PROBES_PER_GENE = 7
 LATER_KEYS = {"probes_per_gene": None}
 
 _GSE = re.compile(r"^GSE(\d+)$")
-_GPL = re.compile(r"^GPL\d+$")
 _TCGA_CODE = re.compile(r"^[A-Z]{2,5}$")
+
+#: Configuration of every plan class: unknown keys refused, no NaN or infinity.
+PLAN_CONFIG = ConfigDict(extra="forbid", allow_inf_nan=False)
+#: A number as written in the plan (an int stays an int).
+Number = Union[int, float]
+NUMBER_TAGS = frozenset({"int", "float"})
+Fraction = Annotated[Number, Field(ge=0, le=1)]
+Count = Annotated[int, Field(ge=0)]
 
 
 class PlanError(InputFileError):
     """A synthetic plan is malformed (the message names the file and the key)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=PLAN_CONFIG)
 class GenePlan:
     """How the gene universe is assembled.
 
@@ -69,16 +85,16 @@ class GenePlan:
         so committed plans list ``background`` explicitly.
     """
 
-    known_per_trait: int = 30
+    known_per_trait: Count = 30
     background: Tuple[str, ...] = ()
-    random_background: int = 0
+    random_background: Count = 0
     sex_genes: Tuple[str, ...] = ("XIST", "RPS4Y1", "DDX3Y", "KDM5D", "UTY", "EIF1AY")
-    n_age_genes: int = 6
-    n_gender_genes: int = 4
-    n_modules: int = 4
+    n_age_genes: Count = 6
+    n_gender_genes: Count = 4
+    n_modules: Count = 4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=PLAN_CONFIG)
 class TraitPlan:
     """The planted model of one trait (shared by all its cohorts).
 
@@ -116,26 +132,32 @@ class TraitPlan:
     """
 
     name: str
-    kind: str = "binary"
-    n_known: int = 5
-    n_novel: int = 2
+    kind: Literal[TRAIT_KINDS] = "binary"
+    n_known: Count = 5
+    n_novel: Count = 2
     planted: Tuple[str, ...] = ()
-    effect_range: Tuple[float, float] = (0.8, 2.0)
-    noise: float = 0.5
-    age_effect: float = 0.0
-    gender_effect: float = 0.0
-    sex: Optional[str] = None
+    effect_range: Tuple[Number, Number] = (0.8, 2.0)
+    noise: Annotated[Number, Field(ge=0)] = 0.5
+    age_effect: Number = 0.0
+    gender_effect: Number = 0.0
+    sex: Optional[Literal["female", "male"]] = None
     case_text: str = ""
     control_text: str = "healthy control"
     label: str = ""
     unit: str = ""
-    mean: float = 0.0
-    sd: float = 1.0
-    decimals: int = 0
+    mean: Number = 0.0
+    sd: Annotated[Number, Field(gt=0)] = 1.0
+    decimals: Count = 0
     tissue: str = "whole blood"
 
+    @model_validator(mode="after")
+    def _check_effects(self) -> "TraitPlan":
+        low, high = self.effect_range
+        _require(0 < low <= high, "effect_range must be 0 < low <= high")
+        return self
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, config=PLAN_CONFIG)
 class PlatformPlan:
     """A GEO platform (its probe design is shared by every series on it).
 
@@ -165,26 +187,26 @@ class PlatformPlan:
         otherwise), about 1.4.
     """
 
-    id: str
-    style: str = "affymetrix"
+    id: Annotated[str, Field(pattern=r"^GPL\d+$")]
+    style: Literal[PLATFORM_STYLES] = "affymetrix"
     organism: str = HUMAN
-    coverage: float = 0.95
-    alias_fraction: float = 0.05
-    multi_gene_fraction: float = 0.03
-    no_symbol_probes: int = 12
+    coverage: Annotated[Number, Field(gt=0, le=1)] = 0.95
+    alias_fraction: Fraction = 0.05
+    multi_gene_fraction: Fraction = 0.03
+    no_symbol_probes: Count = 12
     title: str = ""
-    probes_per_gene: Optional[float] = None
+    probes_per_gene: Optional[Annotated[Number, Field(ge=1, le=MAX_PROBES_PER_GENE - 1)]] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=PLAN_CONFIG)
 class ExtraPlatform:
     """Samples of a multi-platform series measured on another (non-human) platform."""
 
     platform: str
-    n_samples: int = 12
+    n_samples: Count = 12
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=PLAN_CONFIG)
 class CohortPlan:
     """One input cohort (a GEO series or a Xena TCGA cohort).
 
@@ -271,52 +293,68 @@ class CohortPlan:
 
     id: str
     trait: str
-    source: str = "geo"
-    n_samples: int = 60
-    case_fraction: float = 0.5
-    n_cases: Optional[int] = None
+    source: Literal[SOURCES] = "geo"
+    n_samples: Annotated[int, Field(ge=4)] = 60
+    case_fraction: Annotated[Number, Field(gt=0, lt=1)] = 0.5
+    n_cases: Optional[Count] = None
     has_trait: bool = True
     has_age: bool = True
     has_gender: bool = True
-    female_fraction: float = 0.5
-    age_mean: float = 52.0
-    age_sd: float = 13.0
+    female_fraction: Fraction = 0.5
+    age_mean: Number = 52.0
+    age_sd: Annotated[Number, Field(ge=0)] = 13.0
     batch: bool = False
-    n_batches: int = 2
-    batch_strength: float = 1.0
-    batch_fraction: float = 0.7
+    n_batches: Annotated[int, Field(ge=2)] = 2
+    batch_strength: Number = 1.0
+    batch_fraction: Fraction = 0.7
     batch_detectable: bool = True
-    missing_rate: float = 0.0
-    missing_genes: int = 0
-    missing_samples: int = 0
-    trait_missing: int = 0
-    age_missing: int = 0
-    gender_missing: int = 0
-    gene_coverage: float = 0.97
-    alias_fraction: float = 0.02
+    missing_rate: Annotated[Number, Field(ge=0, lt=0.5)] = 0.0
+    missing_genes: Count = 0
+    missing_samples: Count = 0
+    trait_missing: Count = 0
+    age_missing: Count = 0
+    gender_missing: Count = 0
+    gene_coverage: Fraction = 0.97
+    alias_fraction: Fraction = 0.02
     platform: str = ""
-    scale: str = "log2"
-    decimals: Optional[int] = None
-    missing_token: str = ""
-    trait_field: str = "characteristics"
-    spelling: Optional[int] = None
-    spelling_noise: float = 0.05
+    scale: Literal[SCALES] = "log2"
+    decimals: Optional[Count] = None
+    missing_token: Literal["", "null", "NA"] = ""
+    trait_field: Literal[TRAIT_FIELDS] = "characteristics"
+    spelling: Optional[Count] = None
+    spelling_noise: Fraction = 0.05
     empty_characteristics_row: bool = False
-    count_ids: str = "entrez"
+    count_ids: Literal[COUNT_IDS] = "entrez"
     extra_platforms: Tuple[ExtraPlatform, ...] = ()
-    soft_sample_rows: int = 20
-    gsm_start: Optional[int] = None
+    soft_sample_rows: Count = 20
+    gsm_start: Optional[Count] = None
     code: str = ""
     disease: str = ""
     site: str = ""
     folder: str = ""
-    n_other: int = 0
-    n_clinical_only: int = 0
+    n_other: Count = 0
+    n_clinical_only: Count = 0
     write_hiseqv2: bool = True
     write_pancan: bool = True
     title: str = ""
     summary: str = ""
     design: str = ""
+
+    @model_validator(mode="after")
+    def _check_cohort(self) -> "CohortPlan":
+        """The checks that need several fields of the cohort."""
+        if self.n_cases is not None:
+            _require(self.n_cases <= self.n_samples, "n_cases must be within [0, n_samples]")
+        _require(self.missing_samples + self.trait_missing < self.n_samples,
+                 "too many samples with missing data")
+        if self.source == "geo":
+            _require(self.gse_number > 0, "id must be a GSE accession")
+        else:
+            _require(self.id == "Xena", "a TCGA cohort id must be 'Xena'")
+            _require(bool(_TCGA_CODE.match(self.code)), "code must be a TCGA code such as PRAD")
+            _require(self.has_trait and self.trait_missing == 0,
+                     "a TCGA trait comes from the barcodes and is always recorded")
+        return self
 
     @property
     def key(self) -> str:
@@ -342,122 +380,132 @@ class CohortPlan:
         return 1 if self.scale == "linear" else 4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=PLAN_CONFIG)
 class Plan:
     """A whole synthetic benchmark."""
 
-    seed: int = 0
+    seed: Count = 0
     genes: GenePlan = field(default_factory=GenePlan)
-    traits: Mapping[str, TraitPlan] = field(default_factory=dict)
-    platforms: Mapping[str, PlatformPlan] = field(default_factory=dict)
+    traits: Dict[str, TraitPlan] = field(default_factory=dict)
+    platforms: Dict[str, PlatformPlan] = field(default_factory=dict)
     cohorts: Tuple[CohortPlan, ...] = ()
 
     def trait_cohorts(self, trait: str) -> List[CohortPlan]:
         """Cohorts of one trait, in plan order."""
         return [c for c in self.cohorts if c.trait == trait]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _keyed_entries(cls, data: Any) -> Any:
+        """A parsed document's defaults: trait names and platform ids from their keys,
+        cohort traits normalized, ``description`` ignored."""
+        if isinstance(data, ArgsKwargs):  # built from values (``dataclasses.replace``)
+            return data
+        _require(isinstance(data, Mapping), "a plan must be an object")
+        data = {key: value for key, value in data.items() if key != "description"}
+        traits = data.get("traits", {})
+        if isinstance(traits, Mapping):
+            data["traits"] = dict(_trait_entry(name, entry) for name, entry in traits.items())
+        platforms = data.get("platforms", {})
+        if isinstance(platforms, Mapping):
+            data["platforms"] = dict(_keyed(entry, "id", pid) for pid, entry in platforms.items())
+        cohorts = data.get("cohorts", ())
+        if isinstance(cohorts, (list, tuple)):
+            data["cohorts"] = [{**entry, "trait": normalize_trait(entry["trait"])}
+                               if isinstance(entry, Mapping) and isinstance(entry.get("trait"), str)
+                               else entry for entry in cohorts]
+        return data
+
+    @model_validator(mode="after")
+    def _check_references(self) -> "Plan":
+        """Cohorts name plan traits and platforms that suit them; no cohort twice."""
+        _require(bool(self.cohorts), "a plan needs at least one cohort")
+        keys = [c.key for c in self.cohorts]
+        dupes = sorted({k for k in keys if keys.count(k) > 1})
+        _require(not dupes, f"duplicate cohorts {dupes}")
+        for index, cohort in enumerate(self.cohorts):
+            _check_cohort_references(cohort, self, f"cohorts[{index}] ({cohort.key})")
+        return self
+
 
 # --------------------------------------------------------------------------- loading
 
-def _coerce(cls, data: Mapping[str, Any], where: str, source: PathLike) -> Any:
-    """Build dataclass ``cls`` from a mapping, refusing unknown keys."""
-    if not isinstance(data, Mapping):
-        raise PlanError(source, f"{where}: expected an object, got {type(data).__name__}")
-    names = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(names))
-    if unknown:
-        raise PlanError(source, f"{where}: unknown key(s) {unknown}; "
-                        f"allowed: {sorted(names)}")
-    values = {}
-    for key, value in data.items():
-        if isinstance(value, list):
-            value = tuple(value)
-        values[key] = value
-    try:
-        return cls(**values)
-    except TypeError as exc:
-        raise PlanError(source, f"{where}: {exc}") from exc
 
-
-def _check(condition: bool, source: PathLike, message: str) -> None:
+def _require(condition: bool, message: str) -> None:
+    """A validator's check: ``message`` (naming the key) when ``condition`` fails."""
     if not condition:
-        raise PlanError(source, message)
+        raise ValueError(message)
 
 
-def _validate_trait(trait: TraitPlan, source: PathLike) -> None:
-    where = f"traits.{trait.name}"
-    _check(trait.kind in TRAIT_KINDS, source, f"{where}.kind must be one of {TRAIT_KINDS}")
-    _check(trait.n_known >= 0 and trait.n_novel >= 0, source,
-           f"{where}: n_known and n_novel must be >= 0")
-    low, high = trait.effect_range
-    _check(0 < low <= high, source, f"{where}.effect_range must be 0 < low <= high")
-    _check(trait.sex in (None, "female", "male"), source,
-           f"{where}.sex must be null, 'female' or 'male'")
-    _check(trait.noise >= 0 and trait.sd > 0, source, f"{where}: noise >= 0 and sd > 0")
+def _keyed(entry: Any, key: str, default: str) -> Tuple[Any, Any]:
+    """``(entry[key], entry)``, ``key`` defaulting to the entry's key in the document."""
+    if not isinstance(entry, Mapping):
+        return default, entry
+    entry = {key: default, **entry}
+    return entry[key], entry
 
 
-def _validate_platform(platform: PlatformPlan, source: PathLike) -> None:
-    where = f"platforms.{platform.id}"
-    _check(bool(_GPL.match(platform.id)), source, f"{where}: id must look like GPL123")
-    _check(platform.style in PLATFORM_STYLES, source,
-           f"{where}.style must be one of {PLATFORM_STYLES}")
-    _check(0 < platform.coverage <= 1, source, f"{where}.coverage must be in (0, 1]")
-    _check(0 <= platform.alias_fraction <= 1 and 0 <= platform.multi_gene_fraction <= 1,
-           source, f"{where}: fractions must be in [0, 1]")
-    _check(platform.probes_per_gene is None
-           or 1 <= platform.probes_per_gene <= MAX_PROBES_PER_GENE - 1, source,
-           f"{where}.probes_per_gene must be in [1, {MAX_PROBES_PER_GENE - 1}]")
+def _trait_entry(name: str, entry: Any) -> Tuple[str, Any]:
+    """A trait's entry keyed by its normalized name (which its ``name`` must equal)."""
+    normalized = normalize_trait(name)
+    key, entry = _keyed(entry, "name", normalized)
+    _require(key == normalized, f"traits.{name}: name must equal the normalized key")
+    return key, entry
 
 
-def _validate_cohort(cohort: CohortPlan, plan: Plan, index: int,
-                     source: PathLike) -> None:
-    where = f"cohorts[{index}] ({cohort.key})"
-    _check(cohort.source in SOURCES, source, f"{where}.source must be one of {SOURCES}")
-    _check(cohort.trait in plan.traits, source,
-           f"{where}.trait {cohort.trait!r} is not a plan trait")
-    _check(cohort.n_samples >= 4, source, f"{where}.n_samples must be >= 4")
-    _check(0 < cohort.case_fraction < 1, source, f"{where}.case_fraction must be in (0, 1)")
-    if cohort.n_cases is not None:
-        _check(0 <= cohort.n_cases <= cohort.n_samples, source,
-               f"{where}.n_cases must be within [0, n_samples]")
-    _check(0 <= cohort.missing_rate < 0.5, source, f"{where}.missing_rate must be in [0, 0.5)")
-    _check(cohort.missing_samples + cohort.trait_missing < cohort.n_samples, source,
-           f"{where}: too many samples with missing data")
-    _check(cohort.n_batches >= 2, source, f"{where}.n_batches must be >= 2")
-    if cohort.source == "geo":
-        _check(cohort.gse_number > 0, source, f"{where}.id must be a GSE accession")
-        _check(cohort.platform in plan.platforms, source,
-               f"{where}.platform {cohort.platform!r} is not a plan platform")
-        platform = plan.platforms[cohort.platform]
-        _check(platform.organism == HUMAN, source,
-               f"{where}: the main platform must be human")
-        _check(cohort.scale in SCALES, source, f"{where}.scale must be one of {SCALES}")
-        _check((cohort.scale == "counts") == (platform.style == "rnaseq"), source,
-               f"{where}: scale 'counts' goes with an 'rnaseq' platform and only with it")
-        _check(cohort.trait_field in TRAIT_FIELDS, source,
-               f"{where}.trait_field must be one of {TRAIT_FIELDS}")
-        _check(cohort.count_ids in COUNT_IDS, source,
-               f"{where}.count_ids must be one of {COUNT_IDS}")
-        _check(cohort.missing_token in ("", "null", "NA"), source,
-               f"{where}.missing_token must be '', 'null' or 'NA'")
-        _check(plan.traits[cohort.trait].kind == "binary"
-               or cohort.trait_field == "characteristics", source,
-               f"{where}: a continuous trait is recorded in the characteristics")
-        for extra in cohort.extra_platforms:
-            _check(extra.platform in plan.platforms, source,
-                   f"{where}: extra platform {extra.platform!r} is not a plan platform")
-            _check(plan.platforms[extra.platform].organism != HUMAN, source,
-                   f"{where}: extra platforms must be non-human")
-            _check(plan.platforms[extra.platform].style != "rnaseq", source,
-                   f"{where}: extra platforms must be arrays")
+def _check_cohort_references(cohort: CohortPlan, plan: Plan, where: str) -> None:
+    """The checks of one cohort against the plan's traits and platforms."""
+    _require(cohort.trait in plan.traits, f"{where}.trait {cohort.trait!r} is not a plan trait")
+    kind = plan.traits[cohort.trait].kind
+    if cohort.source != "geo":
+        _require(kind == "binary", f"{where}: TCGA cohorts have a binary (tumour/normal) trait")
+        return
+    _require(cohort.platform in plan.platforms,
+             f"{where}.platform {cohort.platform!r} is not a plan platform")
+    platform = plan.platforms[cohort.platform]
+    _require(platform.organism == HUMAN, f"{where}: the main platform must be human")
+    _require((cohort.scale == "counts") == (platform.style == "rnaseq"),
+             f"{where}: scale 'counts' goes with an 'rnaseq' platform and only with it")
+    _require(kind == "binary" or cohort.trait_field == "characteristics",
+             f"{where}: a continuous trait is recorded in the characteristics")
+    for extra in cohort.extra_platforms:
+        _require(extra.platform in plan.platforms,
+                 f"{where}: extra platform {extra.platform!r} is not a plan platform")
+        _require(plan.platforms[extra.platform].organism != HUMAN,
+                 f"{where}: extra platforms must be non-human")
+        _require(plan.platforms[extra.platform].style != "rnaseq",
+                 f"{where}: extra platforms must be arrays")
+
+
+def _location(loc: Tuple[Union[str, int], ...]) -> str:
+    """``('cohorts', 0, 'n_samples')`` -> ``cohorts[0].n_samples`` (a :data:`Number`'s
+    member tags, ``int`` and ``float``, left out: no plan key has those names)."""
+    text = ""
+    for part in loc:
+        if part in NUMBER_TAGS:
+            continue
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def plan_problem(error: ValidationError) -> str:
+    """One sentence naming the key of a plan's first validation problem."""
+    problems = error.errors(include_url=False)
+    details = problems[0]
+    if details["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+        reason = "unknown key"
+    elif details["type"] == "value_error":
+        reason = str(details["ctx"]["error"])  # a validator's own words
     else:
-        _check(cohort.id == "Xena", source, f"{where}: a TCGA cohort id must be 'Xena'")
-        _check(bool(_TCGA_CODE.match(cohort.code)), source,
-               f"{where}.code must be a TCGA code such as PRAD")
-        _check(plan.traits[cohort.trait].kind == "binary", source,
-               f"{where}: TCGA cohorts have a binary (tumour/normal) trait")
-        _check(cohort.has_trait and cohort.trait_missing == 0, source,
-               f"{where}: a TCGA trait comes from the barcodes and is always recorded")
+        message = details["msg"]
+        reason = f"{message[0].lower()}{message[1:]}, found {details['input']!r:.60}"
+    where = _location(tuple(details["loc"]))
+    others = len({_location(tuple(p["loc"])) for p in problems} - {where})
+    more = f" (and {others} more problem(s))" if others else ""
+    return (f"{where}: {reason}" if where else reason) + more
+
+
+_PLAN = TypeAdapter(Plan)
 
 
 def plan_from_mapping(data: Mapping[str, Any], source: PathLike = "<plan>") -> Plan:
@@ -473,51 +521,13 @@ def plan_from_mapping(data: Mapping[str, Any], source: PathLike = "<plan>") -> P
     Raises
     ------
     PlanError
-        Unknown keys, wrong values, dangling references, duplicate ids.
+        Unknown keys, wrong values, dangling references, duplicate ids (the
+        message names the key, e.g. ``cohorts[0].n_samples``).
     """
-    if not isinstance(data, Mapping):
-        raise PlanError(source, "a plan must be an object")
-    top = {"seed", "genes", "traits", "platforms", "cohorts", "description"}
-    unknown = sorted(set(data) - top)
-    _check(not unknown, source, f"unknown top-level key(s) {unknown}; allowed: {sorted(top)}")
-    seed = data.get("seed", 0)
-    _check(isinstance(seed, int) and seed >= 0, source, "seed must be an integer >= 0")
-    genes = _coerce(GenePlan, data.get("genes", {}), "genes", source)
-    traits: Dict[str, TraitPlan] = {}
-    for name, entry in dict(data.get("traits", {})).items():
-        entry = dict(entry)
-        entry.setdefault("name", normalize_trait(name))
-        trait = _coerce(TraitPlan, entry, f"traits.{name}", source)
-        _check(trait.name == normalize_trait(name), source,
-               f"traits.{name}: name must equal the normalized key")
-        _validate_trait(trait, source)
-        traits[trait.name] = trait
-    platforms: Dict[str, PlatformPlan] = {}
-    for pid, entry in dict(data.get("platforms", {})).items():
-        entry = dict(entry)
-        entry.setdefault("id", pid)
-        platform = _coerce(PlatformPlan, entry, f"platforms.{pid}", source)
-        _validate_platform(platform, source)
-        platforms[platform.id] = platform
-    cohorts = []
-    for index, entry in enumerate(data.get("cohorts", [])):
-        entry = dict(entry)
-        extras = entry.get("extra_platforms", [])
-        entry["extra_platforms"] = tuple(
-            _coerce(ExtraPlatform, e, f"cohorts[{index}].extra_platforms", source)
-            for e in extras)
-        if "trait" in entry:
-            entry["trait"] = normalize_trait(entry["trait"])
-        cohorts.append(_coerce(CohortPlan, entry, f"cohorts[{index}]", source))
-    plan = Plan(seed=seed, genes=genes, traits=traits, platforms=platforms,
-                cohorts=tuple(cohorts))
-    _check(bool(plan.cohorts), source, "a plan needs at least one cohort")
-    keys = [c.key for c in plan.cohorts]
-    dupes = sorted({k for k in keys if keys.count(k) > 1})
-    _check(not dupes, source, f"duplicate cohorts {dupes}")
-    for index, cohort in enumerate(plan.cohorts):
-        _validate_cohort(cohort, plan, index, source)
-    return plan
+    try:
+        return _PLAN.validate_python(data)
+    except ValidationError as exc:
+        raise PlanError(source, plan_problem(exc)) from None
 
 
 def load_plan(path: Union[PathLike, Traversable]) -> Plan:

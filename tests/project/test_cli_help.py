@@ -17,7 +17,7 @@ import tomllib
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, assert_snippet_runs
 from tests.nested_venv import clean_environment
 
 HEAVY = ("numpy", "pandas", "scipy", "sklearn")
@@ -86,6 +86,4 @@ def test_the_synthetic_package_exports_resolve_in_any_order():
             "from genotex.synthetic import generate as again\n"
             "assert callable(generate) and again is generate is module.generate\n"
             "assert Sources is module.Sources and Plan.__name__ == 'Plan'\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    assert_snippet_runs(code)

@@ -20,12 +20,43 @@ Appendix A), which call the same engine as ``regress.py``
 
 The star-import also gives the module and typing names the original leaked and
 existing notebooks use without importing them (``pd``, ``np``, ``json``, ...;
-:mod:`utils.notebook_namespace`).
+:mod:`utils.notebook_namespace`). These names are loaded on first use (a module
+``__getattr__``, PEP 562), so importing an engine module (``import
+tools.statistics.engine``) does not load the compatibility surface.
 """
 
-from tools.statistics.compat import *  # noqa: F401,F403
-from tools.statistics.compat import __all__ as COMPAT_NAMES
-from utils.notebook_namespace import *  # noqa: F401,F403 - the names the original leaked
-from utils.notebook_namespace import NOTEBOOK_NAMES
+from __future__ import annotations
 
-__all__ = [*COMPAT_NAMES, *NOTEBOOK_NAMES]
+import importlib
+import importlib.util
+from typing import Any, Dict, List, Optional
+
+_SURFACE = ("tools.statistics.compat", "utils.notebook_namespace")
+_names: Optional[Dict[str, Any]] = None
+
+
+def _public_names() -> Dict[str, Any]:
+    """The compatibility names and the leaked notebook names (imported once)."""
+    global _names
+    if _names is None:
+        names: Dict[str, Any] = {}
+        for module in map(importlib.import_module, _SURFACE):
+            names.update((name, getattr(module, name)) for name in module.__all__)
+        _names = names
+    return _names
+
+
+def __getattr__(name: str) -> Any:
+    """``__all__`` and the compatibility names, loaded on first access."""
+    if name == "__all__":
+        return list(_public_names())
+    if name.startswith("__") or importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    names = _public_names()
+    if name in names:
+        return names[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(_public_names()))

@@ -23,6 +23,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from tools.statistics.batch import detect_batch_effect
 from tools.statistics.cohort_cache import parse_linked_table, read_linked_bytes
@@ -169,7 +171,7 @@ def _arrays(X: Any, Y: Any, Z: Any) -> Tuple[np.ndarray, np.ndarray, Optional[np
     return (np.asarray(X, dtype=float), y, None if Z is None else as_matrix(Z, y.size))
 
 
-class ResidualizationRegressor:
+class ResidualizationRegressor(RegressorMixin, BaseEstimator):
     """A gene model fitted on the response with covariates regressed out.
 
     ``fit(X, Y, Z)`` fits the gene model with ``Z`` unpenalized: ``Y`` and the
@@ -179,7 +181,8 @@ class ResidualizationRegressor:
     tests. ``Z``'s coefficients (of the joint model) are available from
     :meth:`get_covariate_coefficients`, never among the gene coefficients.
     The fit is the registered model's (:meth:`StatisticalModel.fit_estimator`),
-    the same as ``regress.py``'s.
+    the same as ``regress.py``'s. A scikit-learn estimator: parameters checked
+    at ``fit``, ``get_params``/``set_params``, ``NotFittedError`` before ``fit``.
 
     Parameters
     ----------
@@ -187,35 +190,61 @@ class ResidualizationRegressor:
         ``Lasso``, ``LMM`` or any scikit-learn-style regressor class.
     params : dict, optional
         Keyword arguments of the constructor.
+
+    Attributes
+    ----------
+    fitted_ : FittedModel
+        The fit (gene part, covariate part).
+    regression_model_ : estimator
+        The fitted gene model (``model_constructor(**params)``).
+    n_features_in_ : int
     """
+
+    _parameter_constraints: dict = {"model_constructor": [callable], "params": [dict, None]}
 
     def __init__(self, model_constructor: Callable[..., Any],
                  params: Optional[Dict[str, Any]] = None) -> None:
         self.model_constructor = model_constructor
-        self.params = dict(params or {})
-        self.model: StatisticalModel = model_for_constructor(model_constructor, self.params)
-        self.regression_model = model_constructor(**self.params)
-        self.fitted_: Optional[FittedModel] = None
+        self.params = params
+
+    @property
+    def model(self) -> StatisticalModel:
+        """The registered model of ``model_constructor`` (its fits are ``regress.py``'s)."""
+        return model_for_constructor(self.model_constructor, dict(self.params or {}))
+
+    @property
+    def regression_model(self) -> Any:
+        """The gene model: fitted after :meth:`fit`, a new unfitted one before."""
+        if hasattr(self, "regression_model_"):
+            return self.regression_model_
+        return self.model_constructor(**dict(self.params or {}))
 
     @property
     def covariates(self) -> Optional[CovariateFit]:
         """The fit of ``[1, Z]`` (None before :meth:`fit`)."""
-        return None if self.fitted_ is None else self.fitted_.covariates
+        fitted = getattr(self, "fitted_", None)
+        return None if fitted is None else fitted.covariates
 
     def _fitted(self) -> FittedModel:
-        if self.fitted_ is None:
-            raise RuntimeError("ResidualizationRegressor used before fit")
+        check_is_fitted(self, "fitted_")
         return self.fitted_
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, Y: Any, Z: Any = None) -> "ResidualizationRegressor":
         """Fit the gene model with the covariates unpenalized (see the class docstring)."""
-        self.fitted_ = self.model.fit_estimator(self.regression_model, *_arrays(X, Y, Z))
+        X, y = validate_data(self, X, Y, dtype=np.float64, y_numeric=True)
+        Z = None if Z is None else check_array(as_matrix(Z, y.size), input_name="Z")
+        params = dict(self.params or {})
+        self.regression_model_ = self.model_constructor(**params)
+        self.fitted_ = model_for_constructor(self.model_constructor, params).fit_estimator(
+            self.regression_model_, X, y, Z)
         return self
 
     def predict(self, X: Any, Z: Any = None) -> np.ndarray:
         """Covariate part plus gene part."""
-        X = np.asarray(X, dtype=float)
-        return self._fitted().predict(X, None if Z is None else as_matrix(Z, X.shape[0]))
+        fitted = self._fitted()
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return fitted.predict(X, None if Z is None else as_matrix(Z, X.shape[0]))
 
     def get_coefficients(self) -> np.ndarray:
         """Gene coefficients (one per column of ``X``)."""
@@ -224,8 +253,6 @@ class ResidualizationRegressor:
     def get_covariate_coefficients(self) -> Dict[str, Any]:
         """``{"intercept": ..., "coefficients": [...]}`` of ``[1, Z]`` (as ``regress.py``
         reports them)."""
-        if self.covariates is None:
-            raise RuntimeError("model not fitted")
         joint = self._fitted().reported_covariates()
         return {"intercept": joint.intercept, "coefficients": [float(c) for c in joint.coef]}
 

@@ -10,9 +10,11 @@ importing it.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Annotated, Any, Dict, List, Optional, Tuple
 
 import numpy as np
+from pydantic import ConfigDict, Field
+from pydantic.dataclasses import dataclass as validated_dataclass
 
 from tools.statistics.batch import GAP_NUMERATOR
 from tools.statistics.crossval import FALLBACK_PENALTY, N_FOLDS, PENALTY_GRID
@@ -21,11 +23,16 @@ from utils.problems import Problem
 from utils.runtime import SEED
 
 AUTO = "auto"
+Positive = Annotated[float, Field(gt=0)]
 
 
-@dataclass(frozen=True)
+@validated_dataclass(frozen=True, config=ConfigDict(extra="forbid", allow_inf_nan=False))
 class AnalysisConfig:
     """Every constant of the analysis (part of each result's fingerprint).
+
+    A frozen pydantic dataclass: the fields are checked when the configuration
+    is built, and a bad value raises ``pydantic.ValidationError`` naming the
+    field (e.g. ``n_folds``: at least 2; ``fdr_threshold`` in ``(0, 1]``).
 
     Attributes
     ----------
@@ -44,13 +51,13 @@ class AnalysisConfig:
         SPEC 5.3's rule (batch effect -> ``lmm``, else ``lasso``).
     """
 
-    penalties: Tuple[float, ...] = PENALTY_GRID
-    n_folds: int = N_FOLDS
-    seed: int = SEED
-    fdr_threshold: float = FDR_THRESHOLD
-    batch_gap_numerator: float = GAP_NUMERATOR
-    fallback_penalty: float = FALLBACK_PENALTY
-    model: str = AUTO
+    penalties: Annotated[Tuple[Positive, ...], Field(min_length=1)] = PENALTY_GRID
+    n_folds: Annotated[int, Field(ge=2)] = N_FOLDS
+    seed: Annotated[int, Field(ge=0)] = SEED
+    fdr_threshold: Annotated[float, Field(gt=0, le=1)] = FDR_THRESHOLD
+    batch_gap_numerator: Annotated[float, Field(ge=0)] = GAP_NUMERATOR  # 0: always a batch
+    fallback_penalty: Positive = FALLBACK_PENALTY
+    model: Annotated[str, Field(pattern=r"^[a-z0-9_.-]+$")] = AUTO
 
     def as_dict(self) -> Dict[str, Any]:
         """JSON-ready parameters.

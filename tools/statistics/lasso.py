@@ -44,10 +44,14 @@ from __future__ import annotations
 import functools
 import logging
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from scipy.linalg.lapack import dpotrf, dtrtri
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from tools.statistics.design import Design, as_design
@@ -933,47 +937,89 @@ def centre_columns(XT: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarra
     return XT - mean_x[:, None], y - mean_y, mean_x, mean_y
 
 
-class Lasso:
+class Lasso(RegressorMixin, BaseEstimator):
     """Lasso regression with converged (KKT-certified) solutions.
 
-    A scikit-learn-like estimator: ``fit(X, y)``, ``predict(X)``, ``coef_``,
-    ``intercept_``. The objective matches ``sklearn.linear_model.Lasso`` with
+    A scikit-learn estimator (``fit(X, y)``, ``predict(X)``, ``coef_``,
+    ``intercept_``, ``get_params``/``set_params``; ``NotFittedError`` before
+    ``fit``). The objective is ``sklearn.linear_model.Lasso``'s with
     ``fit_intercept=True``; columns are used as given (standardize first, see
     :func:`tools.statistics.standardize.standardize_split`).
 
     Parameters
     ----------
     alpha : float
-        Penalty strength.
-    **solver_options : Any
-        Accepted for compatibility with scikit-learn call sites
-        (``random_state``, ``max_iter``, ``tol``, ...) and ignored: the exact
-        homotopy needs none of them.
+        Penalty strength (positive).
+    fit_intercept : bool
+        Must be True (the only objective the homotopy solves).
+    precompute, copy_X, max_iter, tol, warm_start, random_state, selection
+        scikit-learn's coordinate-descent settings, accepted so that
+        ``Lasso(alpha=..., **sklearn_kwargs)`` call sites keep working, and
+        validated with scikit-learn's constraints; the exact homotopy needs
+        none of them, so they do not change the solution.
+    positive : bool
+        Must be False (no sign constraint).
+
+    Attributes
+    ----------
+    coef_ : numpy.ndarray
+        One coefficient per column of ``X``.
+    intercept_ : float
+    path_ : LassoPath
+        The certified path of the fit (one penalty).
+    n_iter_ : int
+        Homotopy steps of the fit (``max_iter`` does not bound them: the path
+        is exact, not iterated to a tolerance).
+    n_features_in_ : int
     """
 
-    def __init__(self, alpha: float = 1.0, **solver_options: Any) -> None:
-        self.alpha = float(alpha)
-        self.solver_options = solver_options
-        self.coef_: Optional[np.ndarray] = None
-        self.intercept_: float = 0.0
-        self.path_: Optional[LassoPath] = None
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "fit_intercept": [Options(bool, {True})],
+        "precompute": ["boolean", "array-like"],
+        "copy_X": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "warm_start": ["boolean"],
+        "positive": [Options(bool, {False})],
+        "random_state": ["random_state"],
+        "selection": [StrOptions({"cyclic", "random"})],
+    }
 
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor parameters (scikit-learn convention)."""
-        return {"alpha": self.alpha, **self.solver_options}
+    def __init__(self, alpha: float = 1.0, *, fit_intercept: bool = True,
+                 precompute: Any = False, copy_X: bool = True, max_iter: int = 1000,
+                 tol: float = 1e-4, warm_start: bool = False, positive: bool = False,
+                 random_state: Any = None, selection: str = "cyclic") -> None:
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.precompute = precompute
+        self.copy_X = copy_X
+        self.max_iter = max_iter
+        self.tol = tol
+        self.warm_start = warm_start
+        self.positive = positive
+        self.random_state = random_state
+        self.selection = selection
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: np.ndarray, y: np.ndarray) -> "Lasso":
-        """Fit on ``X`` (samples x genes) and ``y``."""
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y, dtype=float).ravel()
+        """Fit on ``X`` (samples x genes) and ``y``.
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            Naming the parameter when one is out of its range (a ``ValueError``).
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         XT, yc, mean_x, mean_y = centre_columns(np.ascontiguousarray(X.T), y)
-        self.path_ = lasso_grid_path(XT, yc, [self.alpha])
+        self.path_ = lasso_grid_path(XT, yc, [float(self.alpha)])
         self.coef_ = self.path_.coefs[0]
         self.intercept_ = mean_y - float(mean_x @ self.coef_)
+        self.n_iter_ = int(self.path_.n_steps)
         return self
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Predictions for ``X``."""
-        if self.coef_ is None:
-            raise RuntimeError("Lasso.predict called before fit")
-        return np.asarray(X, dtype=float) @ self.coef_ + self.intercept_
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_ + self.intercept_

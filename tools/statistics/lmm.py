@@ -38,9 +38,13 @@ empty gene list on a confounded null), and is kept for the compat API only.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from numbers import Real
+from typing import Optional
 
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from tools.statistics.fdr import benjamini_hochberg, rank_significant  # noqa: F401 (re-exported)
 from tools.statistics.gls import GeneTests, null_model
@@ -141,6 +145,13 @@ def _genes(X: np.ndarray) -> np.ndarray:
     """Genes as float32 or float64 (other types become float64)."""
     X = np.asarray(X)
     return X if X.dtype in (np.float32, np.float64) else X.astype(float)
+
+
+def _covariates(Z: Optional[np.ndarray], n: int) -> Optional[np.ndarray]:
+    """Covariates as an ``(n, c)`` float64 matrix (None stays None), checked finite."""
+    if Z is None:
+        return None
+    return check_array(np.asarray(Z, dtype=float).reshape(n, -1), input_name="Z")
 
 
 @dataclass(frozen=True)
@@ -250,35 +261,40 @@ def selected_genes(tests: GeneTests, threshold: float = FDR_THRESHOLD) -> np.nda
     return tests.significant(threshold).indices
 
 
-class LMM:
-    """Mixed-model gene tests with the scikit-learn-like interface of the compat API.
+class LMM(RegressorMixin, BaseEstimator):
+    """Mixed-model gene tests as a scikit-learn estimator (the compat API's ``LMM``).
+
+    ``fit(X, y, Z=None)`` and ``predict(X, Z=None)`` take the covariates ``Z``
+    as fixed effects (``accepts_covariates``); ``get_params``/``set_params``;
+    ``NotFittedError`` before ``fit``.
 
     Parameters
     ----------
     lamda : float, optional
         Accepted for compatibility with upstream calls (``LMM(lamda=...)``,
-        the penalty of upstream's sparse LMM). This LMM tests each gene and
-        has no penalty, so the value is recorded but does not change results.
+        the penalty of upstream's sparse LMM; non-negative). This LMM tests
+        each gene and has no penalty, so the value is recorded but does not
+        change results.
     threshold : float
-        FDR level for :attr:`selected_` and the predictions.
-    **options : Any
-        Other upstream keyword arguments, accepted and ignored.
+        FDR level for :attr:`selected_` and the predictions, in ``(0, 1]``.
+
+    Attributes
+    ----------
+    fit_ : LMMFit
+        The fit (kinship, ``delta``, the gene tests).
+    n_features_in_ : int
     """
 
     accepts_covariates = True
 
-    def __init__(self, lamda: Optional[float] = None, threshold: float = FDR_THRESHOLD,
-                 **options: Any) -> None:
+    _parameter_constraints: dict = {
+        "lamda": [Interval(Real, 0, None, closed="left"), None],
+        "threshold": [Interval(Real, 0, 1, closed="right")],
+    }
+
+    def __init__(self, lamda: Optional[float] = None, threshold: float = FDR_THRESHOLD) -> None:
         self.lamda = lamda
         self.threshold = threshold
-        self.options = options
-        self.fit_: Optional[LMMFit] = None
-        self._train: Optional[tuple] = None
-        self._refit: Optional[np.ndarray] = None
-
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor parameters (scikit-learn convention)."""
-        return {"lamda": self.lamda, "threshold": self.threshold, **self.options}
 
     def fit(self, X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None) -> "LMM":
         """Fit on (already standardized) genes ``X``, response ``y``, covariates ``Z``.
@@ -289,39 +305,45 @@ class LMM:
         """
         return self._fit(X, y, Z)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def _fit(self, X: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray] = None,
              standardized: bool = False) -> "LMM":
         """:meth:`fit`; ``standardized``: ``X`` comes from the engine's
         standardization (see :func:`fit_lmm`)."""
-        X = _genes(X)
-        y = np.asarray(y, dtype=float).ravel()
-        self._train = (X, y, None if Z is None else np.asarray(Z, dtype=float).reshape(y.size, -1))
-        self._refit = None
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True,
+                             ensure_min_samples=2)
+        y = np.asarray(y, dtype=float)
+        Z = _covariates(Z, y.size)
+        self._train = (X, y, Z)
         self.fit_ = fit_lmm(X, y, Z, standardized)
         return self
 
     def _fitted(self) -> LMMFit:
-        if self.fit_ is None or self._train is None:
-            raise RuntimeError("LMM used before fit")
+        check_is_fitted(self, "fit_")
         return self.fit_
 
     def predict(self, X: np.ndarray, Z: Optional[np.ndarray] = None) -> np.ndarray:
         """Predictions of the selected genes: least squares on ``[1, Z, selected]``.
 
-        Fitted on the training samples (:func:`refit_selected`) on first use.
+        Fitted on the training samples (:func:`refit_selected`) at each call
+        (a least-squares fit of at most a third of the training samples' count
+        of genes), so that ``predict`` leaves the estimator unchanged.
         """
         fit = self._fitted()
-        X = _genes(X)
-        if self._refit is None:
-            X_train, y, Z_train = self._train
-            self._refit = refit_selected(X_train, y, Z_train, fit.selected(self.threshold))
-        chosen = fit.selected(self.threshold)[: self._refit.size - design(Z, X.shape[0]).shape[1]]
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        Z = _covariates(Z, X.shape[0])
+        X_train, y, Z_train = self._train
+        selected = fit.selected(self.threshold)
+        refit = refit_selected(X_train, y, Z_train, selected)
+        chosen = selected[: refit.size - design(Z, X.shape[0]).shape[1]]
         A = np.hstack([design(Z, X.shape[0]), np.asarray(X[:, chosen], dtype=float)])
-        return A @ self._refit
+        return A @ refit
 
     def predict_blup(self, X: np.ndarray, Z: Optional[np.ndarray] = None) -> np.ndarray:
         """BLUP over every gene (see :meth:`LMMFit.predict_blup`)."""
-        return self._fitted().predict_blup(_genes(X), self._train[0], Z)
+        fit = self._fitted()
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return fit.predict_blup(X, self._train[0], _covariates(Z, X.shape[0]))
 
     @property
     def coef_(self) -> np.ndarray:

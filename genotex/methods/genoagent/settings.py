@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from dataclasses import field
+from typing import Annotated, Dict, Optional
+
+from pydantic import ConfigDict, Field, field_validator
+from pydantic.dataclasses import dataclass
 
 GIB = 1 << 30
 
@@ -16,9 +19,13 @@ DOMAIN_EXPERT = "Domain Expert"
 ROLES = (DATA_ENGINEER, STATISTICIAN, CODE_REVIEWER, DOMAIN_EXPERT)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=ConfigDict(extra="forbid", allow_inf_nan=False))
 class AgentSettings:
     """How GenoAgent works.
+
+    A frozen pydantic dataclass: every field is checked when the settings are
+    built (counts non-negative, limits positive, ``role_models`` keyed by
+    :data:`ROLES`); a bad value raises ``pydantic.ValidationError`` naming the field.
 
     Attributes
     ----------
@@ -61,14 +68,23 @@ class AgentSettings:
     reviewer: bool = True
     domain_expert: bool = True
     domain_hints: bool = True
-    review_rounds: int = 2
-    debug_attempts: int = 2
-    format_retries: int = 2
-    max_actions: int = 24
-    step_timeout: float = 600.0
-    memory_bytes: int = 8 * GIB
-    role_models: Mapping[str, str] = field(default_factory=dict)
+    review_rounds: Annotated[int, Field(ge=0)] = 2
+    debug_attempts: Annotated[int, Field(ge=0)] = 2
+    format_retries: Annotated[int, Field(ge=0)] = 2
+    max_actions: Annotated[int, Field(ge=1)] = 24
+    step_timeout: Annotated[float, Field(gt=0)] = 600.0
+    memory_bytes: Annotated[int, Field(gt=0)] = 8 * GIB
+    role_models: Dict[str, str] = field(default_factory=dict)
     reuse_kernels: bool = True
+
+    @field_validator("role_models")
+    @classmethod
+    def _known_roles(cls, role_models: Dict[str, str]) -> Dict[str, str]:
+        unknown = sorted(set(role_models) - set(ROLES))
+        if unknown:
+            raise ValueError(f"unknown role(s) {unknown}; roles that call a model: "
+                             f"{', '.join(ROLES)}")
+        return role_models
 
     @property
     def reviews(self) -> int:

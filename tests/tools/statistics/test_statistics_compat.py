@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from tests.conftest import assert_snippet_runs
 from tests.regress_fixtures import small_benchmark
 
 import tools.statistics as statistics
@@ -38,6 +39,22 @@ def test_signatures(name):
     params = list(inspect.signature(getattr(statistics, name)).parameters)
     assert params[:len(SIGNATURES[name])] == SIGNATURES[name]
     assert name in statistics.__all__
+
+
+def test_engine_modules_import_without_the_compatibility_surface():
+    # issue 26: the package loads its compatibility names on first use only
+    code = ("import sys, tools.statistics.engine, tools.statistics.lasso\n"
+            "assert 'tools.statistics.compat' not in sys.modules\n"
+            "from tools.statistics import *\n"
+            "import tools.statistics as s\n"
+            "assert 'tools.statistics.compat' in sys.modules\n"
+            "assert ResidualizationRegressor is s.compat.ResidualizationRegressor\n"
+            "assert pd.DataFrame and np.ndarray and Optional and s.__all__[0] == "
+            "'read_json_to_dataframe'\n"
+            "assert 'lasso' not in s.__all__ and s.lasso.Lasso is Lasso\n")
+    assert_snippet_runs(code)
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        statistics.nothing_here
 
 
 def test_defaults_and_constructors():

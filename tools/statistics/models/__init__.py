@@ -11,16 +11,20 @@ Adding a model: one module in this package,
 .. code-block:: python
 
     from tools.statistics.models.base import StatisticalModel
-    from tools.statistics.models.registry import register_model
 
-    @register_model("ridge")
     class RidgeModel(StatisticalModel):
+        name = "ridge"               # regress.py --model ridge
         label = "Ridge"              # analysis.model of its results
         compat_constructor = Ridge   # a scikit-learn-style estimator class
         penalty_name = "alpha"       # tuned over AnalysisConfig.penalties
 
-and nothing else: the registry imports every module of the package. The
-protocol and its defaults are described in :mod:`tools.statistics.models.base`.
+and one line in :data:`~tools.statistics.models.registry.MODELS` (``"ridge":
+"tools.statistics.models.ridge:RidgeModel"``): the registry imports a model's
+module on first use, in the project's one registry style
+(:class:`utils.registry.Registry`, the same as ``run_agent.py``'s methods).
+Code outside the package calls :func:`register_model` (``register_model("ridge",
+RidgeModel)``). The protocol and its defaults are described in
+:mod:`tools.statistics.models.base`.
 
 Built in: :mod:`~tools.statistics.models.lasso` (``"lasso"``) and
 :mod:`~tools.statistics.models.lmm` (``"lmm"``).
@@ -29,9 +33,10 @@ Built in: :mod:`~tools.statistics.models.lasso` (``"lasso"``) and
 from tools.statistics.inputs import AUTO
 from tools.statistics.models.base import (EstimatorFit, EstimatorModel, FittedModel, LinearFit,
                                           StatisticalModel)
-from tools.statistics.models.registry import (get_model, model_for_constructor, model_names,
-                                              register_model, resolve_model, unregister_model)
+from tools.statistics.models.registry import (MODELS, get_model, model_for_constructor,
+                                              model_names, register_model, resolve_model,
+                                              unregister_model)
 
-__all__ = ["AUTO", "EstimatorFit", "EstimatorModel", "FittedModel", "LinearFit",
+__all__ = ["AUTO", "MODELS", "EstimatorFit", "EstimatorModel", "FittedModel", "LinearFit",
            "StatisticalModel", "get_model", "model_for_constructor", "model_names",
            "register_model", "resolve_model", "unregister_model"]

@@ -23,14 +23,13 @@ from tools.statistics.design import StandardizedDesign, problem_designs
 from tools.statistics.inputs import ProblemData
 from tools.statistics.lasso import Lasso, lasso_grid_path
 from tools.statistics.models.base import LinearFit, StatisticalModel
-from tools.statistics.models.registry import register_model
 from tools.statistics.residualize import residualize
 
 
-@register_model("lasso")
 class LassoModel(StatisticalModel):
     """Lasso with its penalty tuned by SPEC 5.5 (the default without batch effect)."""
 
+    name = "lasso"
     label = "Lasso"
     compat_constructor = Lasso
     penalty_name = "alpha"

@@ -25,7 +25,6 @@ from tools.statistics.crossval import GridCV
 from tools.statistics.inputs import ProblemData
 from tools.statistics.lmm import LMM
 from tools.statistics.models.base import EstimatorFit, FittedModel, StatisticalModel
-from tools.statistics.models.registry import register_model
 from tools.statistics.ranking import gene_table
 
 
@@ -48,10 +47,10 @@ class LMMFit(EstimatorFit):
         return {"delta": fit.delta.delta, "delta_location": location, "n_pcs": int(fit.n_pcs)}
 
 
-@register_model("lmm")
 class LinearMixedModel(StatisticalModel):
     """Mixed-model gene tests (the default when a batch effect is detected)."""
 
+    name = "lmm"
     label = "LMM"
     compat_constructor = LMM
     penalty_name = "lamda"

@@ -1,75 +1,56 @@
-"""The registry of statistical models: names -> model classes.
+"""The registry of statistical models: names -> ``"module:Class"`` of model classes.
 
-A model is one module of this package whose class is decorated with
-:func:`register_model`; the modules are imported on first use of the registry,
-so a new file here is all it takes. Code outside the package (a plug-in, a
-test) registers its models the same way, before the registry is asked for them.
+:data:`MODELS` lists the built-in models in the project's one registry style
+(:class:`utils.registry.Registry`, shared with ``run_agent.py``'s methods): a
+new model is a module of this package with a :class:`StatisticalModel`
+subclass (its ``name`` the registered name) and one line here. The modules
+are imported on first use. Code outside the package (a plug-in, a test)
+registers its models with :func:`register_model` before the registry is asked
+for them.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from typing import Any, Callable, Dict, List, Mapping, Optional, Type, TypeVar
+from typing import Any, Callable, List, Mapping, Optional, Type, Union
 
 from tools.statistics.inputs import AUTO, AnalysisConfig
 from tools.statistics.models.base import EstimatorModel, StatisticalModel
+from utils.registry import Registry
 
-NOT_MODELS = frozenset({"base", "registry"})
-ModelClass = TypeVar("ModelClass", bound=Type[StatisticalModel])
+#: ``regress.py --model`` name -> ``module:Class``.
+MODELS = Registry("statistical model", {
+    "lasso": "tools.statistics.models.lasso:LassoModel",
+    "lmm": "tools.statistics.models.lmm:LinearMixedModel",
+}, base="tools.statistics.models.base:StatisticalModel")
 
-_MODELS: Dict[str, Type[StatisticalModel]] = {}
-_discovered = False
 
-
-def register_model(name: str) -> Callable[[ModelClass], ModelClass]:
-    """Class decorator: make a :class:`StatisticalModel` available as ``name``.
+def register_model(name: str, model: Union[str, Type[StatisticalModel]]) -> None:
+    """Make a :class:`StatisticalModel` available as ``name``.
 
     ``name`` is what ``regress.py --model`` and :class:`AnalysisConfig.model`
-    take (lower case, no spaces).
+    take (lower case, no spaces, not ``"auto"``); ``model`` is the class or
+    its ``"module:Class"``, whose ``name`` attribute is ``name``.
 
     Raises
     ------
     ValueError
         When ``name`` is ``"auto"``, malformed, or taken by another class.
+    TypeError
+        When ``model`` is not a StatisticalModel subclass.
     """
-    if name == AUTO or not name or name != name.strip().lower() or " " in name:
-        raise ValueError(f"invalid model name {name!r}")
-
-    def register(cls: ModelClass) -> ModelClass:
-        if not (isinstance(cls, type) and issubclass(cls, StatisticalModel)):
-            raise TypeError(f"{cls!r} is not a StatisticalModel subclass")
-        known = _MODELS.get(name)
-        if known is not None and known.__qualname__ != cls.__qualname__:
-            raise ValueError(f"model name {name!r} is already registered by {known!r}")
-        cls.name = name
-        _MODELS[name] = cls
-        return cls
-
-    return register
+    if name == AUTO:
+        raise ValueError(f"invalid statistical model name {name!r}")
+    MODELS.register(name, model)
 
 
 def unregister_model(name: str) -> None:
     """Remove a registered model (tests that register a model of their own)."""
-    _MODELS.pop(name, None)
-
-
-def _discover() -> None:
-    """Import every model module of this package once (their decorators register them)."""
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    package = importlib.import_module("tools.statistics.models")
-    for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
-        if module not in NOT_MODELS:
-            importlib.import_module(f"tools.statistics.models.{module}")
+    MODELS.unregister(name)
 
 
 def model_names() -> List[str]:
     """Registered model names, sorted."""
-    _discover()
-    return sorted(_MODELS)
+    return sorted(MODELS)
 
 
 def get_model(name: str, config: AnalysisConfig = AnalysisConfig(),
@@ -81,11 +62,7 @@ def get_model(name: str, config: AnalysisConfig = AnalysisConfig(),
     KeyError
         Naming the registered models when ``name`` is not one of them.
     """
-    _discover()
-    if name not in _MODELS:
-        raise KeyError(f"no statistical model named {name!r} (registered: "
-                       f"{', '.join(sorted(_MODELS))})")
-    return _MODELS[name](config, params)
+    return MODELS.load(name)(config, params)
 
 
 def resolve_model(config: AnalysisConfig, batch_effect: bool) -> StatisticalModel:
@@ -108,8 +85,7 @@ def model_for_constructor(constructor: Callable[..., Any],
     ``compat_constructor``; any other scikit-learn-style constructor gets the
     generic :class:`~tools.statistics.models.base.EstimatorModel`.
     """
-    _discover()
-    for cls in _MODELS.values():
+    for cls in map(MODELS.load, MODELS):
         if cls.compat_constructor is not None and cls.compat_constructor is constructor:
             return cls(config, params)
     return EstimatorModel(config, params, constructor=constructor)

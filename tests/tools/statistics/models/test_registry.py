@@ -1,5 +1,6 @@
 """The registry of statistical models (tools.statistics.models): a new model is one
-module plus ``@register_model``, run end to end by ``regress.py --model``."""
+class plus one registry line (``register_model`` outside the package), run end to end by
+``regress.py --model``."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ class ToyRidge:
 class ToyModel(StatisticalModel):
     """Everything else (CV over the grid, tuning, final fit, ranking) is the default."""
 
+    name = "toy"
     label = "Toy"
     compat_constructor = ToyRidge
     penalty_name = "alpha"
@@ -52,7 +54,7 @@ class ToyModel(StatisticalModel):
 
 @pytest.fixture
 def toy():
-    register_model("toy")(ToyModel)
+    register_model("toy", ToyModel)
     yield ToyModel
     unregister_model("toy")
 
@@ -129,22 +131,24 @@ def test_auto_is_the_batch_rule_and_stays_out_of_the_fingerprint():
                       LassoModel)
     assert "model" not in AnalysisConfig().as_dict()  # results of auto keep their fingerprint
     assert AnalysisConfig(model="lmm").as_dict()["model"] == "lmm"
-    with pytest.raises(KeyError, match="no statistical model named 'nope'"):
+    with pytest.raises(KeyError, match="unknown statistical model 'nope'; known: lasso, lmm"):
         get_model("nope")
 
 
 def test_registration_rules():
     for bad in ("auto", "", "Two Words", "Upper"):
         with pytest.raises(ValueError):
-            register_model(bad)
+            register_model(bad, ToyModel)
     with pytest.raises(TypeError):
-        register_model("thing")(object)
+        register_model("thing", object)
+    with pytest.raises(ValueError, match="declares name 'toy', registered as 'other'"):
+        register_model("other", ToyModel)
 
     class Other(StatisticalModel):
         label = "Other"
 
     with pytest.raises(ValueError, match="already registered"):
-        register_model("lasso")(Other)
+        register_model("lasso", Other)
     assert get_model("lasso").label == "Lasso"
 
 
