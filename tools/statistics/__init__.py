@@ -21,6 +21,9 @@ Appendix A), which call the same engine as ``regress.py``
 The star-import also gives the module and typing names the original leaked and
 existing notebooks use without importing them (``pd``, ``np``, ``json``, ...;
 :mod:`utils.notebook_namespace`).
+
+May import: ``utils`` and this package; never ``tools.preprocess``, ``download``
+or ``genotex``.
 """
 
 from tools.statistics.compat import *  # noqa: F401,F403

@@ -24,6 +24,8 @@ protocol and its defaults are described in :mod:`tools.statistics.models.base`.
 
 Built in: :mod:`~tools.statistics.models.lasso` (``"lasso"``) and
 :mod:`~tools.statistics.models.lmm` (``"lmm"``).
+
+May import: ``utils`` and ``tools.statistics``.
 """
 
 from tools.statistics.inputs import AUTO

@@ -1,4 +1,4 @@
-"""GenoAgent end to end against the scripted server (tests/fake_llm_server.py).
+"""GenoAgent end to end against the scripted server (genotex/testing/fake_llm.py).
 
 The scenarios of issue 15: a happy path on two demo cohorts (and their problem,
 scored by eval.py); code that fails and is fixed after a reviewer rejection; a
@@ -19,9 +19,9 @@ import pytest
 from download.fetch import RetryPolicy
 from genotex.cli.evaluate import main as evaluate
 from genotex.methods.runlog import read_log
-from tests.fake_llm_server import FakeLLM, Script, request_fields
-from tests.genotex.methods.genoagent import harness
-from tests.genotex.methods.genoagent.canned import (GEO_CODE, HYPERTENSION_CLINICAL, TCGA_CODE,
+from genotex.testing import agent_harness as harness
+from genotex.testing.fake_llm import FakeLLM, Script, request_fields
+from genotex.testing.canned import (GEO_CODE, HYPERTENSION_CLINICAL, TCGA_CODE,
                                                     block)
 from utils.problems import Problem
 

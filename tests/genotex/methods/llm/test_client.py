@@ -10,7 +10,7 @@ from genotex.methods.llm.client import (ChatClient, ChatRequest, DeadlineError,
                                         EndpointError, EndpointSettings, LLMError, redact)
 from genotex.methods.llm.failures import (FAIL_TASK, RETRY, STATUS_TABLE, STOP_RUN,
                                           classify_status)
-from tests.fake_llm_server import FakeLLM
+from genotex.testing.fake_llm import FakeLLM
 
 KEY = "sk-live-abcdefghijklmnop"
 MESSAGES = [{"role": "user", "content": "hello there"}]

@@ -8,7 +8,7 @@ import time
 from download.fetch import RetryPolicy
 from genotex.methods.llm.client import ChatClient, EndpointSettings
 from genotex.methods.llm.ratelimit import RateLimiter, RateLimits, estimate_tokens
-from tests.fake_llm_server import FakeLLM
+from genotex.testing.fake_llm import FakeLLM
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 
