@@ -11,7 +11,7 @@ the gene maps runs in this process, and none changes ``os.environ``.
     ``download/get_gene_synonyms.py --restrict-to`` writes the three maps into
     ``metadata/``. The builder belongs to the ``download`` floor, which
     ``genotex`` does not import (``docs/architecture.md``), so this step runs
-    it as a command (the only one of the build, printed before it runs).
+    it as a command (the only one of the build, logged before it runs).
 ``task-info``
     ``metadata/task_info.json`` for the plan's traits, from the real 132-trait
     task info (:func:`genotex.synthetic.demo_task_info`).
@@ -64,11 +64,10 @@ class DemoBuildError(RuntimeError):
     """A step of the demo build did not complete (the message says which and why)."""
 
 
-def run(command: Sequence[str], cwd: Path, stdout=None) -> None:
-    """Print and run one command; raise ``CalledProcessError`` on failure."""
-    shown = " ".join(str(part) for part in command)
-    print(f"$ {shown}", flush=True)
-    subprocess.run([str(part) for part in command], cwd=cwd, check=True, stdout=stdout)
+def run(command: Sequence[str], cwd: Path) -> None:
+    """Log and run one command; raise ``CalledProcessError`` on failure."""
+    logger.info("$ %s", " ".join(str(part) for part in command))
+    subprocess.run([str(part) for part in command], cwd=cwd, check=True)
 
 
 def _python(script: Path, *args) -> List[str]:

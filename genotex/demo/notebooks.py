@@ -421,9 +421,3 @@ def write_notebook(notebook: nbformat.NotebookNode, path: PathLike) -> None:
     nbformat.validate(notebook)
     text = nbformat.writes(notebook)
     atomic_write_text(path, text if text.endswith("\n") else text + "\n")
-
-
-def code_outputs(notebook: nbformat.NotebookNode) -> List[List[dict]]:
-    """The outputs of each code cell, as plain dicts (for comparisons)."""
-    return [[dict(output) for output in cell.get("outputs", [])]
-            for cell in notebook.cells if cell.cell_type == "code"]

@@ -340,15 +340,13 @@ def test_notebooks_and_regress_reproduce_the_committed_demo(tmp_path):
     output, cwd = tmp_path / "output", tmp_path / "elsewhere"
     cwd.mkdir()
     executed = {}
-    with pytest.MonkeyPatch.context() as patch:
-        for name in GENOTEX_ENV:
-            patch.delenv(name, raising=False)
-        patch.setenv(ENV_OUTPUT, str(output))
-        patch.setenv(ENV_ROOT, str(REPO_ROOT))  # run from elsewhere: name the checkout
-        for decisions in all_cohorts():
-            path = notebook_path(REPO_ROOT / "code", decisions.trait, decisions.cohort)
-            notebook = execute_notebook(read_notebook(path), cwd=cwd)
-            executed[path] = tidy_notebook(notebook, f"{decisions.trait}-{decisions.cohort}")
+    # the kernels' own environment (os.environ untouched): run from elsewhere, so name
+    # the checkout; the output goes to the temporary tree
+    env = {**clean_environment(), ENV_OUTPUT: str(output), ENV_ROOT: str(REPO_ROOT)}
+    for decisions in all_cohorts():
+        path = notebook_path(REPO_ROOT / "code", decisions.trait, decisions.cohort)
+        notebook = execute_notebook(read_notebook(path), cwd=cwd, env=env)
+        executed[path] = tidy_notebook(notebook, f"{decisions.trait}-{decisions.cohort}")
     run_script(REPO_ROOT / "regress.py", "--output-dir", output, "--no-progress")
     assert unexpected_output_files(output) == []
     assert_same_tree(output, PATHS.output)
