@@ -2,8 +2,8 @@
 
 Runs ``llm-no-data`` (one request per problem), then GenoAgent, on the whole demo
 (15 cohorts, 37 problems: 52 tasks) against the scripted server
-(``tests/fake_llm_server.py``; GenoAgent's replies from
-``tests/genotex/methods/reply_styles.py``: the code a capable model could write)
+(``genotex/testing/fake_llm.py``; GenoAgent's replies from
+``genotex/testing/reply_styles.py``: the code a capable model could write)
 with a fixed latency per reply (default 2 s), once with ``-j 1`` and once with
 ``-j N`` (default 8), side by side in one process. Prints wall times, the
 speed-up, the machine load (``os.getloadavg``) before and after each run (the
@@ -34,9 +34,9 @@ from genotex.methods.genoagent.settings import AgentSettings  # noqa: E402
 from genotex.methods.llm_no_data import LLMWithoutData  # noqa: E402
 from genotex.methods.runlog import read_log  # noqa: E402
 from genotex.methods.runner import RunOptions, run_method  # noqa: E402
-from tests.fake_llm_server import FakeLLM, Script  # noqa: E402
-from tests.genotex.methods.genoagent import harness  # noqa: E402
-from tests.genotex.methods.reply_styles import Style, whole_demo_script  # noqa: E402
+from genotex.testing import agent_harness as harness  # noqa: E402
+from genotex.testing.fake_llm import FakeLLM, Script  # noqa: E402
+from genotex.testing.reply_styles import Style, whole_demo_script  # noqa: E402
 from utils.paths import resolve_paths  # noqa: E402
 from utils.problems import enumerate_problems, load_task_info  # noqa: E402
 from utils.symbols import load_synonym_map  # noqa: E402

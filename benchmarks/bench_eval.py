@@ -46,7 +46,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from genotex.evaluation.evaluator import EvaluationSettings, Evaluator, default_jobs  # noqa: E402
-from tests.eval_tree_builder import TASK_INFO, write_hostile_tree, write_tree  # noqa: E402
+from genotex.testing.eval_trees import TASK_INFO, write_hostile_tree, write_tree  # noqa: E402
 from utils.problems import enumerate_problems, load_task_info  # noqa: E402
 
 REAL_TASK_INFO = REPO_ROOT.parent / "shared" / "data" / "opentargets" / "genomas_task_info.json"
@@ -190,7 +190,7 @@ def bench_hostile(workdir: Path, sizes: List[int], repeats: int) -> None:
     reference = write_tree(root / "ref")
     baseline = measured(reference, reference, TASK_INFO,
                         ("selection", "preprocessing", "analysis"))
-    print(f"hostile trees (reference: tests/eval_tree_builder.py, 6 problems); reference "
+    print(f"hostile trees (reference: genotex/testing/eval_trees.py, 6 problems); reference "
           f"against itself: {baseline['seconds']:.2f} s, {_memory(baseline)}")
     for n_records in sizes:
         for tables in (False, True):

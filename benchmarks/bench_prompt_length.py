@@ -1,7 +1,7 @@
 """How long GenoAgent's prompts get: the context length a model server needs.
 
 Runs GenoAgent on the whole demo against the scripted server
-(``tests/fake_llm_server.py``; replies from ``tests/genotex/methods/reply_styles.py``:
+(``genotex/testing/fake_llm.py``; replies from ``genotex/testing/reply_styles.py``:
 the code a capable model could write, as the prompts ask) and measures every request:
 system prompt, task context and step request. No tokenizer is installed (and none may
 download its vocabulary at run time), so tokens are estimated from characters: 4
@@ -16,15 +16,18 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 
-from genotex.methods.genoagent.settings import AgentSettings
-from tests.fake_llm_server import FakeLLM, request_fields
-from tests.genotex.methods.genoagent import harness
-from tests.genotex.methods.reply_styles import Style, whole_demo_script
-from utils.paths import resolve_paths
-from utils.problems import enumerate_problems, load_task_info
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from genotex.methods.genoagent.settings import AgentSettings  # noqa: E402
+from genotex.testing import agent_harness as harness  # noqa: E402
+from genotex.testing.fake_llm import FakeLLM, request_fields  # noqa: E402
+from genotex.testing.reply_styles import Style, whole_demo_script  # noqa: E402
+from utils.paths import resolve_paths  # noqa: E402
+from utils.problems import enumerate_problems, load_task_info  # noqa: E402
 
 
 def chars(body: dict) -> int:

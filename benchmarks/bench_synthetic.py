@@ -21,7 +21,7 @@ from genotex.recompress import recompress_tree  # noqa: E402
 from genotex.demo.plan import demo_plan  # noqa: E402
 from genotex.synthetic import Sources, generate  # noqa: E402
 from genotex.synthetic.genes import build_catalog  # noqa: E402
-from tests.synthetic_world import generate_world  # noqa: E402
+from genotex.testing.synthetic_world import generate_world  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data"
 

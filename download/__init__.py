@@ -5,4 +5,9 @@ Library modules: ``fetch`` (reliable HTTP), ``transfer`` (all-or-nothing units),
 ``opentargets`` (related genes), ``pairs`` (trait-condition pairs), ``manifest``
 (SHA-256 manifest). CLIs: ``download_geo.py``, ``download_tcga.py``,
 ``build_task_info.py``, ``select_pairs.py``, ``manifest.py``. See docs/download.md.
+
+May import: ``utils`` (every file read and written through ``utils.io``); never
+``tools`` and never ``genotex`` (``tests/project/test_architecture.py``). Nothing in
+``tools`` or ``genotex`` imports it: the data builders sit beside the
+applications, not under them.
 """

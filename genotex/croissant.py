@@ -332,3 +332,10 @@ def write_metadata(paths: ProjectPaths, out: Optional[PathLike] = None,
     document = build_metadata(paths, base=target.parent, **kwargs)
     atomic_write_json(target, document, indent=2)
     return target
+
+
+def validate(path: PathLike) -> None:
+    """Load ``path`` with ``mlcroissant``; raises its ValidationError on problems."""
+    import mlcroissant  # optional dependency (requirements-dev)
+
+    mlcroissant.Dataset(jsonld=str(path))

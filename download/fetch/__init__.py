@@ -37,6 +37,8 @@ module          what
 ``files``       verification (size, SHA-256, text tables), :func:`install_file`,
                 the state folder
 ==============  ====================================================================
+
+May import: ``utils`` and the standard library; nothing else of ``download``.
 """
 
 from download.fetch.client import USER_AGENT, HttpClient, RemoteInfo, redact_url

@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from genotex.cli.regress import SELECTION_HELP, UsageError
+from genotex.cli.common import SELECTION_HELP, UsageError
 from genotex.methods import build_method, method_class, method_names
 from genotex.methods.genoagent.settings import GIB, ROLES, AgentSettings
 from genotex.methods.llm.client import (RESERVED_KEYS, STRUCTURED_LEVELS, ChatClient,

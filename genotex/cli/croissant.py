@@ -6,8 +6,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from genotex.croissant import DEFAULT_LICENSE, SYNTHETIC_TRUTH_NAME, write_metadata
-from utils.io import PathLike
+from genotex.croissant import DEFAULT_LICENSE, SYNTHETIC_TRUTH_NAME, validate, write_metadata
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
@@ -39,13 +38,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="validate the written file with mlcroissant")
     add_verbosity_argument(parser)
     return parser
-
-
-def validate(path: PathLike) -> None:
-    """Load ``path`` with ``mlcroissant``; raises its ValidationError on problems."""
-    import mlcroissant  # optional dependency (requirements-dev)
-
-    mlcroissant.Dataset(jsonld=str(path))
 
 
 @exits_when_root_is_missing

@@ -63,8 +63,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)
-    from genotex.demo.build import (build_baseline, build_croissant, build_input, build_maps,
-                                    build_notebooks, build_regress, build_task_info)
+    from genotex.demo.build import (DemoBuildError, build_baseline, build_croissant,
+                                    build_input, build_maps, build_notebooks, build_regress,
+                                    build_task_info)
+    from utils.errors import InputFileError
 
     paths = paths_from_args(args)
     root = paths.root
@@ -91,6 +93,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             actions[step]()
         except subprocess.CalledProcessError as exc:
             print(f"error: step {step} failed (exit code {exc.returncode})", file=sys.stderr)
+            return 1
+        except (DemoBuildError, InputFileError) as exc:
+            print(f"error: step {step} failed: {exc}", file=sys.stderr)
             return 1
     return 0
 

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from genotex.cli.common import SELECTION_HELP, UsageError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
@@ -34,12 +35,6 @@ AUTO_MODEL = "auto"
 #: The models built into tools.statistics.models, named in --help (a test keeps the
 #: list equal to the registry's).
 BUILT_IN_MODELS = ("lasso", "lmm")
-SELECTION_HELP = ("--traits and --problems combine as a union: every problem of each "
-                  "trait named, plus each problem named")
-
-
-class UsageError(ValueError):
-    """A command line that names something that does not exist."""
 
 
 def build_parser() -> argparse.ArgumentParser:

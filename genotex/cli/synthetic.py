@@ -216,22 +216,10 @@ def plan_document(args: argparse.Namespace) -> tuple:
 
 
 def load_sources(args: argparse.Namespace, paths) -> Sources:
-    """Read the synonym map, task info and optional GeneID map."""
-    from genotex.synthetic import Sources
-    from utils.io import file_sha256
-    from utils.problems import load_task_info
-    from utils.symbols import ENTREZ_MAP_NAME, companion_map_path, load_gene_map
+    """Read the synonym map, task info and optional GeneID map (``--entrez-map``)."""
+    from genotex.synthetic import read_sources
 
-    entrez_path = (Path(args.entrez_map) if args.entrez_map
-                   else companion_map_path(ENTREZ_MAP_NAME, paths.gene_synonyms))
-    entrez = load_gene_map(entrez_path) if entrez_path.is_file() else None
-    if args.entrez_map and entrez is None:
-        raise SystemExit(f"error: {entrez_path}: GeneID map not found")
-    return Sources(synonyms=load_gene_map(paths.gene_synonyms),
-                   task_info=load_task_info(paths.task_info), entrez=entrez,
-                   digests={"gene_synonyms": file_sha256(paths.gene_synonyms),
-                            "task_info": file_sha256(paths.task_info),
-                            "gene_entrez": file_sha256(entrez_path) if entrez else None})
+    return read_sources(paths.gene_synonyms, paths.task_info, args.entrez_map)
 
 
 @exits_when_root_is_missing

@@ -1,16 +1,20 @@
 """Rebuild the bundled demo from scratch: ``python -m genotex.cli.demo``.
 
 Steps, in order (``--steps`` picks some; each step only reads what earlier steps
-wrote, so any suffix of the list can be re-run):
+wrote, so any suffix of the list can be re-run). Each is a function of this
+module taking the trees as a :class:`~utils.paths.ProjectPaths`; every step but
+the gene maps runs in this process, and none changes ``os.environ``.
 
 ``maps``
     gene maps limited to the demo's genes: the full maps are built into a
     temporary folder, the plan's gene universe is listed with them, then
     ``download/get_gene_synonyms.py --restrict-to`` writes the three maps into
-    ``metadata/``.
+    ``metadata/``. The builder belongs to the ``download`` floor, which
+    ``genotex`` does not import (``docs/architecture.md``), so this step runs
+    it as a command (the only one of the build, logged before it runs).
 ``task-info``
-    ``metadata/task_info.json`` for the plan's traits (``generate_synthetic.py
-    --task-info-out``) from the real 132-trait task info.
+    ``metadata/task_info.json`` for the plan's traits, from the real 132-trait
+    task info (:func:`genotex.synthetic.demo_task_info`).
 ``input``
     ``input/GEO`` and ``input/TCGA`` from the plan, and the planted truth in
     ``metadata/synthetic_truth.json`` (outside ``output/``, which is the
@@ -18,17 +22,17 @@ wrote, so any suffix of the list can be re-run):
 ``notebooks``
     ``code/<Trait>/<cohort>.ipynb`` from the decisions in
     :mod:`genotex.demo.cohorts`, then executed in place (nbclient) from a clean
-    ``output/preprocess`` and stored with their outputs.
+    ``output/preprocess`` and stored with their outputs; the kernels get the
+    trees through their own environment.
 ``regress``
-    ``output/regress`` by ``regress.py --force``.
+    ``output/regress``: every problem, forced (what ``regress.py --force`` does).
 ``baseline``
     the deliberately imperfect prediction tree ``examples/baseline_prediction``
-    (``examples/make_baseline.py``).
+    (:func:`genotex.demo.baseline.write_baseline`).
 ``croissant``
-    ``metadata.json`` (``python -m genotex.cli.croissant --validate``).
+    ``metadata.json``, validated with mlcroissant.
 
-Every external command is printed before it runs (they are the commands listed
-in ``docs/demo.md``).
+The equivalent commands are listed in ``docs/demo.md``.
 """
 
 from __future__ import annotations
@@ -40,75 +44,94 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import List, Sequence
+from typing import Dict, List, Sequence
 
 from genotex.demo.cohorts import GeoDecisions, all_cohorts
 from genotex.demo.notebooks import (execute_notebook, geo_notebook, notebook_path, tidy_notebook,
                                     write_notebook, xena_notebook)
+from genotex.demo.plan import demo_plan, demo_plan_file
 from genotex.synthetic.options import TRUTH_NAME
+from utils.io import atomic_write_text
 from utils.logs import progress
 from utils.paths import ENV_INPUT, ENV_METADATA, ENV_OUTPUT, ENV_ROOT, ProjectPaths
 
 logger = logging.getLogger(__name__)
 
-BASELINE_SCRIPT = Path("examples") / "make_baseline.py"
 BASELINE_TREE = Path("examples") / "baseline_prediction"
 
 
-def run(command: Sequence[str], cwd: Path, stdout=None) -> None:
-    """Print and run one command; raise ``CalledProcessError`` on failure."""
-    shown = " ".join(str(part) for part in command)
-    print(f"$ {shown}", flush=True)
-    subprocess.run([str(part) for part in command], cwd=cwd, check=True, stdout=stdout)
+class DemoBuildError(RuntimeError):
+    """A step of the demo build did not complete (the message says which and why)."""
+
+
+def run(command: Sequence[str], cwd: Path) -> None:
+    """Log and run one command; raise ``CalledProcessError`` on failure."""
+    logger.info("$ %s", " ".join(str(part) for part in command))
+    subprocess.run([str(part) for part in command], cwd=cwd, check=True)
 
 
 def _python(script: Path, *args) -> List[str]:
     return [sys.executable, str(script), *map(str, args)]
 
 
+def _plan_and_sources(gene_synonyms: Path, task_info: Path):
+    from genotex.synthetic import read_sources
+
+    return demo_plan(), read_sources(gene_synonyms, task_info)
+
+
+def _catalog(plan, sources):
+    from genotex.synthetic.genes import build_catalog
+
+    return build_catalog(plan, sources.synonyms, sources.task_info, sources.entrez,
+                         str(demo_plan_file()))
+
+
+def write_gene_universe(gene_synonyms: Path, task_info: Path, target: Path) -> None:
+    """The demo plan's gene universe, one official symbol a line, into ``target``."""
+    plan, sources = _plan_and_sources(gene_synonyms, task_info)
+    atomic_write_text(target, "".join(g + "\n" for g in _catalog(plan, sources).universe))
+
+
 def build_maps(paths: ProjectPaths, gene_info: Path, source_task_info: Path) -> None:
     """Demo-restricted gene maps into ``<metadata>``."""
     root = paths.root
+    builder = root / "download" / "get_gene_synonyms.py"
     with tempfile.TemporaryDirectory(prefix="genotex_full_maps_") as scratch:
         full = Path(scratch)
-        run(_python(root / "download" / "get_gene_synonyms.py", "--gene-info", gene_info,
-                    "--output-dir", full), root)
+        run(_python(builder, "--gene-info", gene_info, "--output-dir", full), root)
         genes = full / "demo_genes.txt"
-        with genes.open("w") as handle:
-            run(_python(root / "generate_synthetic.py", "--demo-plan",
-                        "--gene-synonyms", full / "gene_synonym.json",
-                        "--task-info", source_task_info, "--list-genes"), root, stdout=handle)
-        run(_python(root / "download" / "get_gene_synonyms.py", "--gene-info", gene_info,
-                    "--restrict-to", genes, "--output-dir", paths.metadata), root)
+        write_gene_universe(full / "gene_synonym.json", source_task_info, genes)
+        run(_python(builder, "--gene-info", gene_info, "--restrict-to", genes,
+                    "--output-dir", paths.metadata), root)
 
 
 def build_task_info(paths: ProjectPaths, source_task_info: Path) -> None:
-    """``<metadata>/task_info.json`` for the plan's traits.
+    """``<metadata>/task_info.json`` for the plan's traits."""
+    from genotex.synthetic import demo_task_info
+    from utils.schemas.task_info import write_task_info
 
-    The generator also writes a tree when asked for the task info; that tree
-    goes to a temporary folder (the ``input`` step generates the real one from
-    the committed metadata).
-    """
-    with tempfile.TemporaryDirectory(prefix="genotex_scratch_input_") as scratch:
-        run(_python(paths.root / "generate_synthetic.py", "--demo-plan",
-                    "--gene-synonyms", paths.gene_synonyms, "--task-info", source_task_info,
-                    "--task-info-out", paths.task_info, "--out", scratch, "--no-truth"),
-            paths.root)
+    plan, sources = _plan_and_sources(paths.gene_synonyms, source_task_info)
+    write_task_info(paths.task_info,
+                    demo_task_info(plan, sources.task_info, _catalog(plan, sources)))
 
 
 def _clear(folder: Path) -> None:
     if folder.exists():
-        print(f"# removing {folder}")
+        logger.info("removing %s", folder)
         shutil.rmtree(folder)
 
 
 def build_input(paths: ProjectPaths) -> None:
     """``<input>/GEO``, ``<input>/TCGA`` and the truth, from a clean input tree."""
+    from genotex.synthetic import generate
+    from genotex.synthetic.files import DEMO_COMPRESSION
+
     _clear(paths.geo_input)
     _clear(paths.tcga_input)
-    run(_python(paths.root / "generate_synthetic.py", "--demo-plan",
-                "--gene-synonyms", paths.gene_synonyms, "--task-info", paths.task_info,
-                "--out", paths.input, "--truth", paths.metadata / TRUTH_NAME), paths.root)
+    plan, sources = _plan_and_sources(paths.gene_synonyms, paths.task_info)
+    generate(plan, sources, paths.input, paths.metadata / TRUTH_NAME,
+             source=str(demo_plan_file()), progress=True, compression=DEMO_COMPRESSION)
 
 
 def build_notebook(decisions) -> "object":
@@ -118,12 +141,12 @@ def build_notebook(decisions) -> "object":
     return xena_notebook(decisions)
 
 
-def _kernel_environment(paths: ProjectPaths) -> None:
-    """Point the kernels (they inherit this environment) at the chosen trees."""
-    os.environ[ENV_ROOT] = str(paths.root)
-    os.environ[ENV_INPUT] = str(paths.input)
-    os.environ[ENV_OUTPUT] = str(paths.output)
-    os.environ[ENV_METADATA] = str(paths.metadata)
+def kernel_environment(paths: ProjectPaths) -> Dict[str, str]:
+    """This process's environment with ``GENOTEX_*`` naming the chosen trees (a copy)."""
+    env = dict(os.environ)
+    env.update({ENV_ROOT: str(paths.root), ENV_INPUT: str(paths.input),
+                ENV_OUTPUT: str(paths.output), ENV_METADATA: str(paths.metadata)})
+    return env
 
 
 def build_notebooks(paths: ProjectPaths, code_root: Path, cohorts: Sequence = ()) -> None:
@@ -131,30 +154,48 @@ def build_notebooks(paths: ProjectPaths, code_root: Path, cohorts: Sequence = ()
     chosen = list(cohorts) or list(all_cohorts())
     if not cohorts:
         _clear(paths.preprocess)
-    _kernel_environment(paths)
+    env = kernel_environment(paths)
     with tempfile.TemporaryDirectory(prefix="genotex_nb_cwd_") as cwd:
         for decisions in progress(chosen, desc="notebooks", unit="notebook"):
-            notebook = execute_notebook(build_notebook(decisions), cwd=cwd)
+            notebook = execute_notebook(build_notebook(decisions), cwd=cwd, env=env)
             target = notebook_path(code_root, decisions.trait, decisions.cohort)
             write_notebook(tidy_notebook(notebook, f"{decisions.trait}-{decisions.cohort}"),
                            target)
 
 
 def build_regress(paths: ProjectPaths) -> None:
-    """``<output>/regress`` from the preprocess tree (every problem, forced)."""
+    """``<output>/regress`` from the preprocess tree (every problem, forced).
+
+    Raises
+    ------
+    DemoBuildError
+        When a problem fails (the summary lists it).
+    """
+    from genotex.regress.runner import RunSettings, check_inputs, run_problems
+    from utils.problems import enumerate_problems, load_task_info
+
     _clear(paths.regress)
-    run(_python(paths.root / "regress.py", "--force", "--no-progress", "--output-dir",
-                paths.output, "--task-info", paths.task_info), paths.root)
+    problems = list(enumerate_problems(load_task_info(paths.task_info)))
+    check_inputs(problems, paths.preprocess)
+    settings = RunSettings(paths.preprocess, paths.regress, paths.task_info, force=True,
+                           log_level=logging.getLogger().getEffectiveLevel())
+    summary = run_problems(problems, settings, progress=False)
+    logger.info("%s", summary.format())
+    if summary.counts()["failed"]:
+        raise DemoBuildError(f"regress: {summary.format()}")
 
 
 def build_baseline(paths: ProjectPaths) -> None:
-    """The baseline prediction tree (``examples/make_baseline.py``)."""
-    run(_python(paths.root / BASELINE_SCRIPT, "--out", paths.root / BASELINE_TREE,
-                "--input-dir", paths.input, "--metadata-dir", paths.metadata), paths.root)
+    """The baseline prediction tree ``<root>/examples/baseline_prediction``."""
+    from genotex.demo.baseline import write_baseline
+
+    write_baseline(paths.root / BASELINE_TREE, paths.input, paths.task_info)
 
 
 def build_croissant(paths: ProjectPaths) -> None:
     """``<root>/metadata.json``, validated with mlcroissant."""
-    run([sys.executable, "-m", "genotex.cli.croissant", "--validate", "--root", paths.root,
-         "--input-dir", paths.input, "--output-dir", paths.output,
-         "--metadata-dir", paths.metadata], paths.root)
+    from genotex.croissant import validate, write_metadata
+
+    trees = ProjectPaths({"root": paths.root, "input": paths.input, "output": paths.output,
+                          "metadata": paths.metadata})
+    validate(write_metadata(trees))

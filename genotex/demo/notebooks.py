@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Mapping, Optional
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -389,12 +389,14 @@ def _merged_streams(outputs: List) -> List:
 
 
 def execute_notebook(notebook: nbformat.NotebookNode, cwd: Optional[PathLike] = None,
-                     timeout: int = CELL_TIMEOUT_SECONDS) -> nbformat.NotebookNode:
+                     timeout: int = CELL_TIMEOUT_SECONDS,
+                     env: Optional[Mapping[str, str]] = None) -> nbformat.NotebookNode:
     """Execute ``notebook`` top to bottom in a fresh kernel; returns it with outputs.
 
-    The kernel inherits this process's environment (so ``GENOTEX_*`` variables
-    redirect its paths) and starts in ``cwd`` (default: the current folder).
-    Raises ``nbclient.exceptions.CellExecutionError`` when a cell fails.
+    The kernel gets ``env`` as its environment (default: this process's), so
+    ``GENOTEX_*`` variables there redirect its paths, and starts in ``cwd``
+    (default: the current folder). Raises
+    ``nbclient.exceptions.CellExecutionError`` when a cell fails.
     """
     from nbclient import NotebookClient
 
@@ -405,7 +407,7 @@ def execute_notebook(notebook: nbformat.NotebookNode, cwd: Optional[PathLike] = 
     client = NotebookClient(notebook, timeout=timeout, kernel_name=KERNEL_NAME,
                             resources={"metadata": {"path": str(cwd or os.getcwd())}},
                             record_timing=False)
-    client.execute()
+    client.execute(**({} if env is None else {"env": dict(env)}))
     return notebook
 
 

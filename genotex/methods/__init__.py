@@ -16,6 +16,11 @@ project's one registry style (:class:`utils.registry.Registry`, shared with the
 statistical models). :func:`build_method` builds one from a
 :class:`~genotex.methods.base.MethodConfig` (and keeps the config, so worker
 processes can build it again).
+
+May import: ``utils``, ``tools``, ``genotex.regress`` (the statistics run as
+``regress.py`` runs them) and ``genotex.demo.notebooks`` (notebooks stored like the
+demo's); never ``download``, save the retry policy of ``download.fetch`` that the
+LLM client still takes until the HTTP client moves to ``utils`` (issue 26).
 """
 
 from __future__ import annotations

@@ -25,6 +25,11 @@ options
 Use :func:`generate` (or the ``generate_synthetic.py`` CLI). The names below are
 imported on first use, so that importing a light module of the package (``options``,
 for a command line's ``--help``) does not load the generator and NumPy.
+
+May import: ``utils`` and, for the reference tree of ``--preset`` only
+(``reference``), the linking, bias and record steps of ``tools.preprocess``; the
+files themselves are written without the ``tools`` readers, so a reader's mistake
+cannot hide in the generator. Nothing else of ``genotex``.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from typing import Any
 
 _EXPORTS = {"Sources": "generate", "demo_task_info": "generate", "generate": "generate",
             "Plan": "spec", "PlanError": "spec", "load_plan": "spec",
-            "plan_from_mapping": "spec"}
+            "plan_from_mapping": "spec", "read_sources": "generate"}
 
 __all__ = sorted(_EXPORTS)
 

@@ -50,6 +50,40 @@ class Sources:
     digests: Optional[Mapping[str, Optional[str]]] = None
 
 
+def read_sources(gene_synonyms: PathLike, task_info: PathLike,
+                 entrez_map: Optional[PathLike] = None) -> Sources:
+    """Read the synonym map, the task info and the GeneID map, with their digests.
+
+    Parameters
+    ----------
+    gene_synonyms, task_info : path
+        ``gene_synonym.json`` and ``task_info.json``.
+    entrez_map : path, optional
+        ``{GeneID: symbol}`` JSON; default ``gene_entrez.json`` beside the synonym
+        map, read only when that file exists.
+
+    Raises
+    ------
+    InputFileError
+        When a file cannot be read, or ``entrez_map`` is given and absent.
+    """
+    from utils.errors import InputFileError
+    from utils.io import file_sha256
+    from utils.problems import load_task_info
+    from utils.symbols import ENTREZ_MAP_NAME, companion_map_path, load_gene_map
+
+    entrez_path = (Path(entrez_map) if entrez_map is not None
+                   else companion_map_path(ENTREZ_MAP_NAME, gene_synonyms))
+    if entrez_map is not None and not entrez_path.is_file():
+        raise InputFileError(entrez_path, "GeneID map not found")
+    entrez = load_gene_map(entrez_path) if entrez_path.is_file() else None
+    return Sources(synonyms=load_gene_map(gene_synonyms), task_info=load_task_info(task_info),
+                   entrez=entrez,
+                   digests={"gene_synonyms": file_sha256(gene_synonyms),
+                            "task_info": file_sha256(task_info),
+                            "gene_entrez": file_sha256(entrez_path) if entrez else None})
+
+
 def check_sample_ids(plan: Plan, source: str = "<plan>") -> None:
     """Refuse plans whose GEO cohorts would share GSM accessions."""
     owner: Dict[str, str] = {}

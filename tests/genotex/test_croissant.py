@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.synthetic_world import generate_world
-from tests.synthetic_world import write_metadata as write_world_metadata
+from genotex.testing.synthetic_world import generate_world
+from genotex.testing.synthetic_world import write_metadata as write_world_metadata
 from genotex import croissant
 from genotex.cli import croissant as croissant_cli
 from utils.paths import resolve_paths

@@ -12,7 +12,7 @@ import pytest
 from genotex.cli import recompress as recompress_files
 from genotex.recompress import (COMPRESS, COMPRESS_RENAME, CONFLICT, DEDUPE, RENAME, plan_actions,
                                 recompress_tree)
-from tests.synthetic_world import generate_world
+from genotex.testing.synthetic_world import generate_world
 from genotex import recompress
 
 SMALL_COHORTS = [

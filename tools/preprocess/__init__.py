@@ -30,6 +30,9 @@ module              names
 It also re-exports the module and typing names the original star-import leaked
 and existing notebooks use without importing them (``pd``, ``np``, ``gzip``,
 ``re``, ... see :mod:`utils.notebook_namespace`).
+
+May import: ``utils`` and this package; never ``tools.statistics``, ``download``
+or ``genotex``.
 """
 
 from utils.errors import NoExpressionTableError

@@ -23,6 +23,9 @@ existing notebooks use without importing them (``pd``, ``np``, ``json``, ...;
 :mod:`utils.notebook_namespace`). These names are loaded on first use (a module
 ``__getattr__``, PEP 562), so importing an engine module (``import
 tools.statistics.engine``) does not load the compatibility surface.
+
+May import: ``utils`` and this package; never ``tools.preprocess``, ``download``
+or ``genotex``.
 """
 
 from __future__ import annotations

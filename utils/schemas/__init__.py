@@ -15,6 +15,8 @@ call, and the lenient entry point readers of untrusted files call (see
 :mod:`utils.schemas.base`). :data:`FORMATS` lists the model of each whole file;
 ``python -m utils.schemas --out DIR`` exports them as JSON Schema
 (:mod:`utils.schemas.export`).
+
+May import: pydantic and, from ``utils``, ``io``, ``paths`` and ``precision``.
 """
 
 from __future__ import annotations

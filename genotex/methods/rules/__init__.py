@@ -6,4 +6,7 @@ by rule instead of by reading: the clinical rows and converters come from
 annotation columns and the symbol normalization from :mod:`.expression`;
 linking, missing values, bias and the cohort record from :mod:`.tables`. The
 statistics are then run exactly as ``regress.py`` runs them.
+
+May import: ``utils``, ``tools`` (the preprocess library and its clinical rules)
+and ``genotex.methods`` / ``genotex.regress``.
 """

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from genotex.cli.agent import _agent_settings, api_key, build_parser, main, role_models
-from genotex.cli.regress import UsageError
-from tests.fake_llm_server import FakeLLM, Script
-from tests.genotex.methods.genoagent import harness
+from genotex.cli.common import UsageError
+from genotex.testing import agent_harness as harness
+from genotex.testing.fake_llm import FakeLLM, Script
 from utils.problems import Problem
 
 KEY = harness.API_KEY

@@ -13,8 +13,8 @@ from genotex.cli.agent import main
 from genotex.cli.evaluate import main as evaluate
 from genotex.methods.identity import reproducible_files
 from genotex.methods.llm import ratelimit
-from tests.fake_llm_server import FakeLLM
-from tests.genotex.methods.genoagent import harness
+from genotex.testing import agent_harness as harness
+from genotex.testing.fake_llm import FakeLLM
 
 KEY = harness.API_KEY
 

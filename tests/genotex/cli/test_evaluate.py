@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.eval_tree_builder import write_task_info, write_tree
+from genotex.testing.eval_trees import write_task_info, write_tree
 from tests.genotex.evaluation.helpers import RESULT_A, copy_tree
 
 

@@ -227,6 +227,48 @@ def test_metadata_maps_and_task_info_rebuild_identically(tmp_path):
         assert (tmp_path / name).read_bytes() == (PATHS.metadata / name).read_bytes(), name
 
 
+@pytest.mark.slow
+def test_the_build_steps_are_library_calls_that_leave_the_environment(tmp_path,
+                                                                       monkeypatch):
+    """input, regress, baseline and croissant rebuild a copied tree identically, in this
+    process (no subprocess may start) and without touching ``os.environ``."""
+    def no_subprocess(*args, **kwargs):
+        raise AssertionError(f"the build started a subprocess: {args}")
+
+    monkeypatch.setattr(subprocess, "run", no_subprocess)
+    monkeypatch.setattr(subprocess, "Popen", no_subprocess)
+    root = tmp_path / "demo"
+    shutil.copytree(PATHS.metadata, root / "metadata")
+    shutil.copytree(PATHS.preprocess, root / "output" / "preprocess")
+    paths = resolve_paths(root=root, environ={})
+    pytest.importorskip("mlcroissant")
+    import sklearn  # noqa: F401 (imported first: on import it sets KMP_* variables itself)
+    environment = dict(os.environ)
+    demo_build.build_input(paths)
+    demo_build.build_regress(paths)
+    demo_build.build_baseline(paths)
+    demo_build.build_croissant(paths)
+    assert dict(os.environ) == environment
+    assert_same_tree(root / "input", PATHS.input)
+    assert (root / "metadata" / "synthetic_truth.json").read_bytes() == TRUTH_PATH.read_bytes()
+    assert_same_tree(root / "output" / "regress", PATHS.regress)
+    assert_same_tree(root / "examples" / "baseline_prediction", BASELINE)
+    assert (root / "metadata.json").read_bytes() == (REPO_ROOT / "metadata.json").read_bytes()
+
+
+def test_the_notebook_kernels_get_the_trees_without_changing_os_environ(tmp_path):
+    paths = resolve_paths(root=tmp_path, input_dir=tmp_path / "in",
+                          output_dir=tmp_path / "out", metadata_dir=tmp_path / "meta",
+                          environ={})
+    before = dict(os.environ)
+    env = demo_build.kernel_environment(paths)
+    assert dict(os.environ) == before
+    assert {name: env[name] for name in (ENV_ROOT, ENV_INPUT, ENV_OUTPUT, ENV_METADATA)} == {
+        ENV_ROOT: str(tmp_path), ENV_INPUT: str(tmp_path / "in"),
+        ENV_OUTPUT: str(tmp_path / "out"), ENV_METADATA: str(tmp_path / "meta")}
+    assert env.get("PATH") == os.environ.get("PATH")
+
+
 def test_recompress_restores_an_unpacked_copy(tmp_path):
     """A platform that gunzips everything (half keep the .gz name, half drop it)."""
     unpacked = tmp_path / "input"
@@ -298,15 +340,13 @@ def test_notebooks_and_regress_reproduce_the_committed_demo(tmp_path):
     output, cwd = tmp_path / "output", tmp_path / "elsewhere"
     cwd.mkdir()
     executed = {}
-    with pytest.MonkeyPatch.context() as patch:
-        for name in GENOTEX_ENV:
-            patch.delenv(name, raising=False)
-        patch.setenv(ENV_OUTPUT, str(output))
-        patch.setenv(ENV_ROOT, str(REPO_ROOT))  # run from elsewhere: name the checkout
-        for decisions in all_cohorts():
-            path = notebook_path(REPO_ROOT / "code", decisions.trait, decisions.cohort)
-            notebook = execute_notebook(read_notebook(path), cwd=cwd)
-            executed[path] = tidy_notebook(notebook, f"{decisions.trait}-{decisions.cohort}")
+    # the kernels' own environment (os.environ untouched): run from elsewhere, so name
+    # the checkout; the output goes to the temporary tree
+    env = {**clean_environment(), ENV_OUTPUT: str(output), ENV_ROOT: str(REPO_ROOT)}
+    for decisions in all_cohorts():
+        path = notebook_path(REPO_ROOT / "code", decisions.trait, decisions.cohort)
+        notebook = execute_notebook(read_notebook(path), cwd=cwd, env=env)
+        executed[path] = tidy_notebook(notebook, f"{decisions.trait}-{decisions.cohort}")
     run_script(REPO_ROOT / "regress.py", "--output-dir", output, "--no-progress")
     assert unexpected_output_files(output) == []
     assert_same_tree(output, PATHS.output)

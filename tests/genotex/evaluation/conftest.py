@@ -8,7 +8,7 @@ from typing import Any, Dict
 
 import pytest
 
-from tests.eval_tree_builder import write_tree
+from genotex.testing.eval_trees import write_tree
 from tests.genotex.evaluation.helpers import evaluate
 
 

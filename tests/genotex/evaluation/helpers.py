@@ -9,7 +9,7 @@ from typing import Any, Dict
 
 from genotex.evaluation.evaluator import EvaluationSettings, Evaluator
 from genotex.evaluation.report import json_ready
-from tests.eval_tree_builder import TASK_INFO
+from genotex.testing.eval_trees import TASK_INFO
 from utils.metrics import GENE_METRICS
 
 PARTS = ("filtering", "dataset_selection", "preprocessing", "analysis")

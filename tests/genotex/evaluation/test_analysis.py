@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from genotex.evaluation.statuses import OK
-from tests.eval_tree_builder import regress_json
+from genotex.testing.eval_trees import regress_json
 from tests.genotex.evaluation.helpers import (A_NONE, copy_tree, evaluate, items_by_key,
                                               items_by_key_analysis, write_json)
 

@@ -1,7 +1,7 @@
 """The evaluator end to end (genotex.evaluation.evaluator): perfect self-evaluation,
 categories, tolerated variations of a prediction tree.
 
-A tiny reference tree is written by ``tests/eval_tree_builder.py``; prediction
+A tiny reference tree is written by ``genotex/testing/eval_trees.py``; prediction
 trees are copies of it.
 """
 
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from genotex.evaluation.statuses import OK
 from tests.conftest import REPO_ROOT
-from tests.eval_tree_builder import SIGNIFICANT, write_hostile_tree, write_tree
+from genotex.testing.eval_trees import SIGNIFICANT, write_hostile_tree, write_tree
 from tests.genotex.evaluation.helpers import (PARTS, copy_tree, evaluate, items_by_key, same,
                                               write_json)
 
@@ -170,7 +170,7 @@ def test_case_variant_beside_the_exact_id_is_not_merged(ref_root, tmp_path):
 HOSTILE_RUN = """
 import json, resource, sys
 from genotex.evaluation.evaluator import EvaluationSettings, Evaluator
-from tests.eval_tree_builder import TASK_INFO
+from genotex.testing.eval_trees import TASK_INFO
 
 def peak_kib():  # VmHWM: this image's peak (ru_maxrss may carry the forking parent's)
     try:

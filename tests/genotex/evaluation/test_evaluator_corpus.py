@@ -18,7 +18,7 @@ import pytest
 from genotex.evaluation.text_summary import format_report
 from genotex.evaluation.statuses import EMPTY, MALFORMED, MISSING, OK
 from genotex.evaluation.untrusted import Limits
-from tests.eval_tree_builder import SIGNIFICANT, regress_json
+from genotex.testing.eval_trees import SIGNIFICANT, regress_json
 from tests.genotex.evaluation.helpers import (A_NONE, A_PROBLEMS, A_TWO_STEP, A_USABLE, B_PROBLEMS,
                                               B_USABLE, PARTS, RESULT_A, copy_tree, evaluate,
                                               is_zero_score, items_by_key, items_by_key_pre, same)

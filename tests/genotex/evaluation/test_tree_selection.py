@@ -7,7 +7,7 @@ import json
 from genotex.evaluation.statuses import MALFORMED
 from genotex.evaluation.tree import Limits, prediction_reader, reference_reader
 from genotex.evaluation.tree_selection import LinkedHeaders, TreeSelections
-from tests.eval_tree_builder import TASK_INFO
+from genotex.testing.eval_trees import TASK_INFO
 from tests.genotex.evaluation.helpers import copy_tree, write_json
 from utils.problems import enumerate_problems
 from utils.selection import select_in_tree

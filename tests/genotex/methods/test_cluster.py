@@ -12,8 +12,8 @@ import pytest
 from genotex.cli.agent import main
 from genotex.methods.identity import reproducible_files
 from genotex.methods.runlog import read_log
-from tests.fake_llm_server import FakeLLM
-from tests.genotex.methods.genoagent import harness
+from genotex.testing import agent_harness as harness
+from genotex.testing.fake_llm import FakeLLM
 
 distributed = pytest.importorskip("distributed")
 

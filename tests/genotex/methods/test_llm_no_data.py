@@ -8,8 +8,8 @@ from genotex.cli.evaluate import main as evaluate
 from genotex.methods.llm_no_data import LLMWithoutData, gene_question
 from genotex.methods.runlog import read_log
 from genotex.methods.runner import RunOptions, run_method
-from tests.fake_llm_server import FakeLLM
-from tests.genotex.methods.genoagent.harness import PRICES, client
+from genotex.testing.fake_llm import FakeLLM
+from genotex.testing.agent_harness import PRICES, client
 from utils.paths import resolve_paths
 from utils.problems import Problem, enumerate_problems, load_task_info
 from utils.symbols import load_synonym_map

@@ -1,4 +1,4 @@
-"""The reply-style corpus (:mod:`tests.genotex.methods.reply_styles`) end to end.
+"""The reply-style corpus (:mod:`genotex.testing.reply_styles`) end to end.
 
 Every style words the same answers its own way; what the methods do must not
 change: the code that runs is the intended code (no draft, no output block),
@@ -30,10 +30,10 @@ from genotex.methods.llm.reading import answer_text
 from genotex.methods.llm_no_data import LLMWithoutData
 from genotex.methods.runlog import read_log
 from genotex.methods.runner import RunOptions, run_method
-from tests.fake_llm_server import FakeLLM
-from tests.genotex.methods.genoagent import harness
-from tests.genotex.methods.genoagent.canned import GEO_CODE, HYPERTENSION_CLINICAL
-from tests.genotex.methods.reply_styles import (BY_NAME, STYLES, Code, Genes, Keep, Plan,
+from genotex.testing import agent_harness as harness
+from genotex.testing.fake_llm import FakeLLM
+from genotex.testing.canned import GEO_CODE, HYPERTENSION_CLINICAL
+from genotex.testing.reply_styles import (BY_NAME, STYLES, Code, Genes, Keep, Plan,
                                                 StyledScript, Verdict, whole_demo_script)
 from utils.paths import resolve_paths
 from utils.problems import enumerate_problems, load_task_info

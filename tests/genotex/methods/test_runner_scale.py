@@ -19,8 +19,8 @@ from genotex.methods.llm_no_data import LLMWithoutData
 from genotex.methods.resources import Price
 from genotex.methods.results import ranked_gene_document, write_result
 from genotex.methods.runner import RunOptions, run_method
-from tests.fake_llm_server import FakeLLM
-from tests.genotex.methods.genoagent.harness import client
+from genotex.testing.fake_llm import FakeLLM
+from genotex.testing.agent_harness import client
 from utils.paths import resolve_paths
 from utils.problems import Problem, enumerate_problems, load_task_info
 from utils.symbols import load_synonym_map

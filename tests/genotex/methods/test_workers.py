@@ -13,7 +13,7 @@ from genotex.methods.llm.client import ChatClient, EndpointError, EndpointSettin
 from genotex.methods.llm.ratelimit import RateLimiter, RateLimits
 from genotex.methods.scheduler import build_tasks
 from genotex.methods.workers import RemoteRun, run_elsewhere
-from tests.fake_llm_server import FakeLLM
+from genotex.testing.fake_llm import FakeLLM
 from utils.paths import resolve_paths
 from utils.problems import Problem
 

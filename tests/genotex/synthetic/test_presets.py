@@ -17,7 +17,7 @@ from genotex.synthetic.model import build_biology
 from genotex.synthetic.presets import (FULL_SIZE, generated_task_info, lognormal_sizes,
                                        plan_statistics, preset_plan, subset_plan)
 from tests.conftest import REPO_ROOT
-from tests.synthetic_world import plan_mapping, sources
+from genotex.testing.synthetic_world import plan_mapping, sources
 
 REAL_TASK_INFO = REPO_ROOT.parent / "shared" / "data" / "opentargets" / "genomas_task_info.json"
 

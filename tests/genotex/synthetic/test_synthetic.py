@@ -17,7 +17,7 @@ from genotex.demo.plan import demo_plan
 from genotex.synthetic import PlanError, demo_task_info, generate, load_plan, plan_from_mapping
 from genotex.synthetic.genes import build_catalog, usable_aliases
 from genotex.synthetic.model import calibrate_batch
-from tests.synthetic_world import (ALIASES, BACKGROUND, RELATED, generate_world, plan_mapping,
+from genotex.testing.synthetic_world import (ALIASES, BACKGROUND, RELATED, generate_world, plan_mapping,
                                    sources, write_metadata)
 
 from tests.conftest import REPO_ROOT as _ROOT

@@ -24,7 +24,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from genotex.demo.notebooks import execute_notebook
 from tests.conftest import REPO_ROOT
-from tests.synthetic_world import PLAN, generate_world, write_metadata
+from genotex.testing.synthetic_world import PLAN, generate_world, write_metadata
 from tests.tree_layout import unexpected_output_files
 from utils.paths import ENV_LOCK_DIR
 

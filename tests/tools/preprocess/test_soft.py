@@ -4,6 +4,7 @@ the column suggestion helper (SPEC 4.2)."""
 from __future__ import annotations
 
 import gzip
+import zlib
 from pathlib import Path
 
 import pandas as pd
@@ -343,6 +344,44 @@ def test_a_gzip_family_soft_cut_in_its_sample_tables_is_refused(tmp_path: Path):
     assert get_gene_annotation(write(tmp_path / "plain.soft", plain)).shape == (4, 3)
 
 
+def _flushed_gzip(*parts: bytes) -> bytes:
+    """A gzip stream of ``parts``, each ended by a sync flush (decodable up to there) and
+    no final block nor trailer: a download cut exactly after the last part."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return b"".join(packer.compress(part) + packer.flush(zlib.Z_SYNC_FLUSH) for part in parts)
+
+
+@pytest.mark.parametrize("samples", [0, 3])
+def test_a_gzip_soft_cut_right_after_its_last_table_is_refused(tmp_path: Path, samples: int):
+    """Every byte of the table inflates (the stream was flushed just after it), yet the
+    stream has no end: refused naming the file, for a platform file and a family file."""
+    text = family_soft({"GPL1": ROWS_A, "GPL2": ROWS_A}, samples=samples).encode()
+    end = text.rindex(b"!platform_table_end\n") + len(b"!platform_table_end\n")
+    for name, data in (("cut.soft.gz", _flushed_gzip(text[:end])),
+                       ("rest_cut.soft.gz", _flushed_gzip(text[:end], text[end:]))):
+        path = write(tmp_path / name, data)
+        for reader in (get_gene_annotation, read_platform_annotations):
+            with pytest.raises(InputFileError, match="truncated gzip file") as info:
+                reader(path)
+            assert str(info.value).startswith(str(path))
+    whole = write(tmp_path / "whole.soft.gz", text, gz=True)
+    assert set(read_platform_annotations(whole)) == {"GPL1", "GPL2"}
+
+
+def test_a_gzip_soft_whose_last_member_is_cut_is_refused(tmp_path: Path):
+    """Two gzip members (as concatenated downloads make): the first holds the tables and
+    is whole, the second is cut; the file is still refused."""
+    text = family_soft({"GPL1": ROWS_A}, samples=50).encode()
+    end = text.index(b"^SAMPLE")
+    first, second = gzip.compress(text[:end]), gzip.compress(text[end:])
+    assert get_gene_annotation(write(tmp_path / "two.soft.gz", first + second)).shape == (4, 3)
+    for cut in (8, len(second) // 2):
+        path = write(tmp_path / f"cut{cut}.soft.gz", first + second[:len(second) - cut])
+        with pytest.raises(InputFileError, match="truncated gzip file") as info:
+            get_gene_annotation(path)
+        assert str(info.value).startswith(str(path))
+
+
 # ---------------------------------------------------------------------------
 # Shifted headers, extra fields, repeated markers, byte-order marks (issue 14)
 # ---------------------------------------------------------------------------
@@ -394,6 +433,12 @@ def test_a_utf8_bom_is_skipped(tmp_path: Path, plain: bool):
     ("ID,symbol,other\np1,TP53,x\n\np2,RFC2\n", "row has 2 fields, expected 3", 4),
     ('ID,symbol\n"p,1","TP53 // x"\n"p2","RFC2",y\n', "row has 3 fields, expected 2", 3),
     ("ID,symbol\np1,TP53\np2,RF", "the file ends in the middle of this line", 3),
+    # an extra name in the header of a plain probe -> symbol map (tab or comma)
+    ("ID\tsymbol\tExtra\np1\tTP53\np2\tRFC2\n", "row has 2 fields, expected 3", 2),
+    ("ID,symbol,Extra\np1,TP53\np2,RFC2\n", "row has 2 fields, expected 3", 2),
+    # one cell removed from a row of a wider map: the cells after it would move left
+    ("ID\tsymbol\tENTREZ\np1\tTP53\t7157\np2\t5982\np3\tEGFR\t1956\n",
+     "row has 2 fields, expected 3", 3),
 ])
 def test_plain_annotation_tables_are_checked_too(tmp_path: Path, text, problem, line):
     path = write(tmp_path / "GPL1.txt", text)

@@ -10,7 +10,7 @@ from genotex.evaluation.evaluator import EvaluationSettings, Evaluator
 from genotex.evaluation.report import json_ready
 from genotex.evaluation.statuses import NO_REFERENCE, REFERENCE_ERROR, STATUSES
 from genotex.evaluation.summary import OVERALL
-from tests.eval_tree_builder import TASK_INFO, write_tree
+from genotex.testing.eval_trees import TASK_INFO, write_tree
 from utils.metrics import GENE_METRICS
 from utils.problems import CATEGORIES
 from utils.schemas.base import FormatError

@@ -34,6 +34,8 @@ Functions
 
 Measured accuracy and known failure modes: ``docs/preprocessing_clinical.md``
 and ``benchmarks/bench_rules_clinical.py``.
+
+May import: ``utils`` and ``tools.preprocess``.
 """
 
 from tools.preprocess.clinical_rules.decisions import (ClinicalDecisions, RowDecision,

@@ -17,6 +17,9 @@ module              what
 Every file may be gzip-compressed or plain, and is opened and decompressed once
 per call; text is decoded as UTF-8 with a latin-1 fallback per undecodable byte
 (:mod:`utils.io`). The names below stay importable from ``tools.preprocess.geo``.
+
+May import: ``utils`` (``utils.io`` for every read) and the rest of
+``tools.preprocess``.
 """
 
 from tools.preprocess.geo.characteristics import (get_background_and_clinical_data,

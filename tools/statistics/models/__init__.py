@@ -28,6 +28,8 @@ RidgeModel)``). The protocol and its defaults are described in
 
 Built in: :mod:`~tools.statistics.models.lasso` (``"lasso"``) and
 :mod:`~tools.statistics.models.lmm` (``"lmm"``).
+
+May import: ``utils`` and ``tools.statistics``.
 """
 
 from tools.statistics.inputs import AUTO

@@ -1,4 +1,4 @@
-"""GenoAgent end to end against the scripted server (tests/fake_llm_server.py).
+"""GenoAgent end to end against the scripted server (genotex/testing/fake_llm.py).
 
 The scenarios of issue 15: a happy path on two demo cohorts (and their problem,
 scored by eval.py); code that fails and is fixed after a reviewer rejection; a
@@ -18,10 +18,10 @@ import pytest
 
 from genotex.cli.evaluate import main as evaluate
 from genotex.methods.runlog import read_log
+from genotex.testing import agent_harness as harness
+from genotex.testing.fake_llm import FakeLLM, Script, request_fields
+from genotex.testing.canned import (GEO_CODE, HYPERTENSION_CLINICAL, TCGA_CODE,
 from utils.io.http import RetryPolicy
-from tests.fake_llm_server import FakeLLM, Script, request_fields
-from tests.genotex.methods.genoagent import harness
-from tests.genotex.methods.genoagent.canned import (GEO_CODE, HYPERTENSION_CLINICAL, TCGA_CODE,
                                                     block)
 from utils.problems import Problem
 

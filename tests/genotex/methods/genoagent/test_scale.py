@@ -7,9 +7,9 @@ import json
 from genotex.cli.evaluate import main as evaluate
 from genotex.methods.identity import reproducible_files
 from genotex.methods.runlog import read_log
-from tests.fake_llm_server import FakeLLM
-from tests.genotex.methods.genoagent import harness
-from tests.genotex.methods.reply_styles import Style, whole_demo_script
+from genotex.testing import agent_harness as harness
+from genotex.testing.fake_llm import FakeLLM
+from genotex.testing.reply_styles import Style, whole_demo_script
 from utils.paths import resolve_paths
 from utils.problems import enumerate_problems, load_task_info
 

@@ -13,8 +13,8 @@ from genotex.methods.llm.client import (ChatClient, ChatReply, ChatRequest, Endp
                                         LLMError, ToolCall)
 from genotex.methods.llm.exchange import Exchange
 from genotex.methods.runlog import MemoryLog
+from genotex.testing.fake_llm import FakeLLM
 from utils.io.http import RetryPolicy
-from tests.fake_llm_server import FakeLLM
 
 SETTINGS = EndpointSettings("http://127.0.0.1:9/v1", "m")
 SYSTEM = {"role": "system", "content": "ROLE: Statistician\nYou analyse."}

@@ -9,8 +9,8 @@ from genotex.methods.llm.client import (ChatClient, ChatRequest, DeadlineError,
                                         EndpointError, EndpointSettings, LLMError, redact)
 from genotex.methods.llm.failures import (FAIL_TASK, RETRY, STATUS_TABLE, STOP_RUN,
                                           classify_status)
+from genotex.testing.fake_llm import FakeLLM
 from utils.io.http import RetryPolicy
-from tests.fake_llm_server import FakeLLM
 
 KEY = "sk-live-abcdefghijklmnop"
 MESSAGES = [{"role": "user", "content": "hello there"}]

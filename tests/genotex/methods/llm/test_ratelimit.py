@@ -7,8 +7,8 @@ import time
 
 from genotex.methods.llm.client import ChatClient, EndpointSettings
 from genotex.methods.llm.ratelimit import RateLimiter, RateLimits, estimate_tokens
+from genotex.testing.fake_llm import FakeLLM
 from utils.io.http import RetryPolicy
-from tests.fake_llm_server import FakeLLM
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 

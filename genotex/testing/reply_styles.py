@@ -14,7 +14,7 @@ answering 200 with an error body, servers refusing ``response_format``.
 
 A style renders one answer as a list of replies: the first is sent, the others
 answer the client's re-asks (a cut-off or unclear first answer). A reply is a
-text, or a message dict for :func:`tests.fake_llm_server.completion`.
+text, or a message dict for :func:`genotex.testing.fake_llm.completion`.
 """
 
 from __future__ import annotations
@@ -489,14 +489,14 @@ BY_NAME = {style.name: style for style in STYLES}
 
 
 class StyledScript:
-    """A :class:`tests.fake_llm_server.Script` of answers, sent in one style (or a style per task).
+    """A :class:`genotex.testing.fake_llm.Script` of answers, sent in one style (or a style per task).
 
     Re-asks (requests saying "could not be used") get the style's next reply for
     the same request; :attr:`followups` counts them.
     """
 
     def __init__(self, style: Any) -> None:
-        from tests.fake_llm_server import Script
+        from genotex.testing.fake_llm import Script
 
         self.script = Script()
         self.script.DEFAULTS = {"plan": Plan("next"), "review": Verdict(True)}
@@ -515,7 +515,7 @@ class StyledScript:
         return self.style if isinstance(self.style, Style) else self.style(task)
 
     def __call__(self, body: dict) -> Reply:
-        from tests.fake_llm_server import request_fields
+        from genotex.testing.fake_llm import request_fields
 
         fields = request_fields(body)
         key = (fields["request"], fields["step"], fields["task"])
@@ -538,11 +538,11 @@ class StyledScript:
 def whole_demo_script(style_for: Any) -> StyledScript:
     """Every demo cohort and problem, each task answered in ``style_for(task)`` (or one style).
 
-    The code is :mod:`tests.genotex.methods.genoagent.canned`'s ``DEMO_*`` code, which
+    The code is :mod:`genotex.testing.canned`'s ``DEMO_*`` code, which
     takes the decisions with the library's own rules, so the tree matches ``rules``.
     """
     from genotex.methods.inputs import cohort_tasks
-    from tests.genotex.methods.genoagent.canned import (DEMO_GEO_CODE, DEMO_STATISTICS_CODE,
+    from genotex.testing.canned import (DEMO_GEO_CODE, DEMO_STATISTICS_CODE,
                                                         DEMO_TCGA_CODE)
     from utils.paths import resolve_paths
     from utils.problems import enumerate_problems, load_task_info

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Iterable, Optional, Sequence, Tuple
+from typing import Any, Iterable, Optional, Sequence, Tuple
 
 from genotex.methods.base import RunContext, TaskOutcome
 from genotex.methods.genoagent.method import GenoAgent
@@ -13,9 +14,8 @@ from genotex.methods.llm.client import ChatClient, EndpointSettings
 from genotex.methods.resources import Price
 from genotex.methods.runlog import RunLog
 from genotex.methods.runner import RunOptions, RunSummary, run_method
-from utils.io.http import RetryPolicy
-from tests.fake_llm_server import Script
-from tests.genotex.methods.genoagent.canned import (GEO_CODE, HYPERTENSION_CLINICAL,
+from genotex.testing.fake_llm import Script
+from genotex.testing.canned import (GEO_CODE, HYPERTENSION_CLINICAL,
                                                     NEEDS_MAPPING, STATISTICS_CODE, TCGA_CODE,
                                                     block)
 from utils.paths import resolve_paths
@@ -23,15 +23,17 @@ from utils.problems import Problem, load_task_info
 
 API_KEY = "sk-test-0123456789abcdef-SECRET"
 PRICES = {"fake-model": Price(input=1.0, output=2.0)}
-FAST_RETRY = RetryPolicy(max_attempts=4, backoff_base=0.01, backoff_max=0.05,
-                         max_retry_after=5.0, timeout=30.0)
+#: The client's default retry policy made quick (derived from the default, so this
+#: package needs no import of the policy's home, ``download.fetch``).
+FAST_RETRY = replace(EndpointSettings.retry, max_attempts=4, backoff_base=0.01,
+                     backoff_max=0.05, max_retry_after=5.0, timeout=30.0)
 #: Small, quick settings for tests (the step loop's logic is unchanged).
 TEST_SETTINGS = AgentSettings(step_timeout=60.0, memory_bytes=4 << 30)
 SKIP = '{"action": "skip"}'
 
 
-def client(base_url: str, retry: RetryPolicy = FAST_RETRY) -> ChatClient:
-    """A client of the scripted server, with the test key."""
+def client(base_url: str, retry: Any = FAST_RETRY) -> ChatClient:
+    """A client of the scripted server, with the test key (``retry``: a retry policy)."""
     return ChatClient(EndpointSettings(base_url, "fake-model", retry), API_KEY)
 
 
