@@ -16,12 +16,11 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
-
-from fake_download_server import FakeHub  # noqa: E402
+sys.path.insert(0, str(REPO))
 
 from download.fetch import HttpClient, fetch_resumable  # noqa: E402
 from download.manifest import generate_manifest  # noqa: E402
+from genotex.testing.fake_download import FakeHub  # noqa: E402
 from utils.io.http import RetryPolicy  # noqa: E402
 
 SIZE = 64 * 1024 * 1024

@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from tests.fake_download_server import FakeHub
+from genotex.testing.fake_download import FakeHub
 
 from download import download_geo
 from download.eutils import DATASET_TYPES, EutilsClient, EutilsSettings, GdsQuery

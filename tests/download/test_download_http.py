@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from tests.fake_download_server import FakeHub
+from genotex.testing.fake_download import FakeHub
 
 from download.fetch import HttpClient, default_state_dir, fetch_resumable
 from download.transfer import (DOWNLOADED, FAILED, RESUMED, UP_TO_DATE, DownloadUnit, RemoteFile,

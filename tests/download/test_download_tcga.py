@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.fake_download_server import FakeHub
+from genotex.testing.fake_download import FakeHub
 
 from download import download_tcga
 from download.tcga import select_cohorts

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from tests.conftest import REPO_ROOT
-from tests.fake_download_server import FakeHub
+from genotex.testing.fake_download import FakeHub
 
 from download import build_task_info
 from download.opentargets import (TRAIT_DISEASES, TraitDiseases, association_files,

@@ -153,8 +153,6 @@ def benchmark_test_imports() -> List[str]:
     return sorted(found)
 
 
-@pytest.mark.xfail(bool(benchmark_test_imports()), strict=True,
-                   reason="being moved on branch i26demo")
 def test_benchmarks_import_no_test_module():
     found = benchmark_test_imports()
     assert not found, "\n".join(found)

@@ -1,7 +1,7 @@
 """Bodies under a deadline, a minimum speed and a size cap (download/fetch/body.py, resume.py).
 
 Every test runs against the fault-injecting server on 127.0.0.1
-(``tests/fake_download_server.py``). Deadlines are real seconds (kept at 1 s), the
+(``genotex/testing/fake_download.py``). Deadlines are real seconds (kept at 1 s), the
 back-off waits are not (the sleep function is injected).
 """
 
@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 
 import pytest
-from tests.fake_download_server import FakeHub
+from genotex.testing.fake_download import FakeHub
 
 from download.fetch import HttpClient, fetch_resumable
 from download.fetch.body import ascii_int

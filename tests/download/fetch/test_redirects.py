@@ -6,7 +6,7 @@ import random
 import urllib.request
 
 import pytest
-from tests.fake_download_server import FakeHub
+from genotex.testing.fake_download import FakeHub
 
 from download.fetch import HttpClient
 from download.fetch.redirects import HostRedirectHandler, RedirectRefused

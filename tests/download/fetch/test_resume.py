@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from tests.fake_download_server import FakeHub
+from genotex.testing.fake_download import FakeHub
 
 from download.fetch import HttpClient, verify_text
 from download.transfer import DOWNLOADED, FAILED, DownloadUnit, RemoteFile, download_unit, \

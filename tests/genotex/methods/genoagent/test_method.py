@@ -21,8 +21,8 @@ from genotex.methods.runlog import read_log
 from genotex.testing import agent_harness as harness
 from genotex.testing.fake_llm import FakeLLM, Script, request_fields
 from genotex.testing.canned import (GEO_CODE, HYPERTENSION_CLINICAL, TCGA_CODE,
+                                    block)
 from utils.io.http import RetryPolicy
-                                                    block)
 from utils.problems import Problem
 
 HYPERTENSION = Problem("Hypertension")
