@@ -67,14 +67,18 @@ def main(argv: List[str] = None) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="eval.py -j (default 1)")
     parser.add_argument("--repeat", type=int, default=2,
                         help="runs of each checkout, alternating (default 2)")
+    parser.add_argument("--keep", type=Path,
+                        help="folder (new) for every run's report and printed summary "
+                             "(default: a temporary folder, removed)")
     args = parser.parse_args(argv)
     checkouts = {"before": args.before.resolve(), "after": REPO}
     runs: Dict[str, List[Dict[str, float]]] = {name: [] for name in checkouts}
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as temporary:
+        scratch = args.keep or Path(temporary)
         for repeat in range(args.repeat):
             for name, checkout in checkouts.items():
                 out = Path(scratch) / f"{name}-{repeat}"
-                out.mkdir()
+                out.mkdir(parents=True)
                 run = run_eval(checkout, args.pred, args.ref, args.jobs, out)
                 runs[name].append(run)
                 print(f"{name:6s} run {repeat + 1}: {run['bytes'] / 1e6:7.0f} MB  wall "
