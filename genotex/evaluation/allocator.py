@@ -30,6 +30,8 @@ logger = logging.getLogger(__name__)
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 #: Buffers up to this size come from the heap rather than from their own mapping.
 MMAP_THRESHOLD = 1 << 30
+#: glibc's largest mmap threshold on 64-bit systems when it refuses the above.
+MMAP_THRESHOLD_CAP = 32 << 20
 #: Free memory at the top of the heap kept rather than returned to the system.
 TRIM_THRESHOLD = 1 << 30
 
@@ -51,7 +53,9 @@ def retain_freed_memory() -> bool:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
-    accepted = bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-                    and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+    # a C library that caps the threshold (older glibc: 32 MB) gets its cap
+    mapped = mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) or mallopt(M_MMAP_THRESHOLD,
+                                                                  MMAP_THRESHOLD_CAP)
+    accepted = bool(mapped) and bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
     logger.debug("malloc thresholds raised: %s", accepted)
     return accepted
