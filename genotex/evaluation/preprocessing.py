@@ -20,6 +20,7 @@ import logging
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from genotex.evaluation.allocator import retain_freed_memory
 from genotex.evaluation.statuses import MALFORMED, MISSING, OK, REFERENCE_ERROR, ItemError
 from genotex.evaluation.summary import status_counts, summarize
 from genotex.evaluation.tree import LabeledMatrix, TreeReader, prediction_reader, reference_reader
@@ -155,13 +156,16 @@ def run_jobs(jobs: List[CohortJob], workers: int, progress: Progress
 
     With several workers the largest cohorts (by reference bytes) start first, so
     that a large cohort never runs alone at the end while the other workers idle.
+    The processes that compare keep the memory they free for the next table
+    (:func:`genotex.evaluation.allocator.retain_freed_memory`).
     """
     workers = max(1, min(workers, len(jobs)))
     if workers == 1:
+        retain_freed_memory()
         return [compare_cohort_tables(*job) for job in progress(jobs, len(jobs), "preprocessing")]
     sizes = [reference_bytes(job) for job in jobs]
     results: List[List[Dict[str, Any]]] = [[] for _ in jobs]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=retain_freed_memory) as pool:
         futures = {pool.submit(_compare_job, jobs[k]): k
                    for k in sorted(range(len(jobs)), key=lambda k: -sizes[k])}
         for future in progress(as_completed(futures), len(jobs), "preprocessing"):
