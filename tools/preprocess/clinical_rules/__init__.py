@@ -39,12 +39,13 @@ May import: ``utils`` and ``tools.preprocess``.
 """
 
 from tools.preprocess.clinical_rules.decisions import (ClinicalDecisions, RowDecision,
-                                                       decide_clinical_rows, infer_clinical_rows)
+                                                       decide_clinical_rows)
 from tools.preprocess.clinical_rules.evidence import classify_trait_cell, explain_value
 from tools.preprocess.clinical_rules.knowledge import (TraitKnowledge, lexicon_sources,
                                                        trait_knowledge)
 from tools.preprocess.clinical_rules.lexicon import TraitLexicon, trait_lexicon
 from tools.preprocess.clinical_rules.quantities import parse_age, parse_number
+from tools.preprocess.clinical_rules.rows import infer_clinical_rows
 from tools.preprocess.clinical_rules.sample_lines import (convert_sample_line,
                                                           infer_clinical_rows_with_sample_lines,
                                                           sample_lines_from_matrix)

@@ -24,7 +24,7 @@ from tools.preprocess.clinical_rules.features import dominant_key
 from tools.preprocess.clinical_rules.ranker import (Alternative, RowModel, alternatives,
                                                    best_alternative, load_row_model,
                                                    score_alternatives)
-from tools.preprocess.clinical_rules.rows import (choose_age_row, choose_gender_row,
+from tools.preprocess.clinical_rules.row_scores import (choose_age_row, choose_gender_row,
                                                   is_constant, present_cells)
 from tools.preprocess.clinical_rules.values import row_conversions
 
@@ -264,36 +264,3 @@ def decide_clinical_rows(characteristics: Mapping[Any, Sequence[Any]], trait: st
                    _age_sex_decision("age", characteristics, age_row, age_scores),
                    _age_sex_decision("gender", characteristics, gender_row, gender_scores)),
         characteristics=characteristics)
-
-
-def infer_clinical_rows(characteristics: Dict[int, List[str]], trait: str,
-                        background: str, model: Optional[Any] = None) -> dict:
-    """Choose the characteristics rows holding the trait, the age and the sex.
-
-    Parameters
-    ----------
-    characteristics : dict of int to list of str
-        ``get_unique_values_by_row(clinical_df)``: row number -> distinct raw
-        cells (``None`` for missing cells), at most 30 per row.
-    trait : str
-        Benchmark trait name with underscores (``"Heart_rate"``).
-    background : str
-        Series title / summary / overall design.
-    model : RowModel, optional
-        Weights of the trait-row ranking (default: the shipped ones).
-
-    Returns
-    -------
-    dict
-        ``{"trait_row": int | None, "age_row": int | None, "gender_row": int | None}``
-        (see the module docstring; confidences and evidence:
-        :func:`decide_clinical_rows`).
-
-    Examples
-    --------
-    >>> infer_clinical_rows({0: ["tissue: synovium"], 1: ["Sex: M", "Sex: F"],
-    ...                      2: ["group: control", "group: rheumatoid arthritis"],
-    ...                      3: ["age: 25", "age: 50"]}, "Rheumatoid_Arthritis", "")
-    {'trait_row': 2, 'age_row': 3, 'gender_row': 1}
-    """
-    return decide_clinical_rows(characteristics, trait, background, model).rows()

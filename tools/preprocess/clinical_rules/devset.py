@@ -44,7 +44,7 @@ from tools.preprocess.clinical_rules.evidence import background_level
 from tools.preprocess.clinical_rules.features import dominant_key
 from tools.preprocess.clinical_rules.ranker import (DEFAULT_L2, MODEL_FILE, Alternative,
                                                    RowModel, alternatives, fit_row_model)
-from tools.preprocess.clinical_rules.rows import choose_age_row, choose_gender_row
+from tools.preprocess.clinical_rules.row_scores import choose_age_row, choose_gender_row
 from tools.preprocess.clinical_rules.values import infer_clinical_values
 from utils.errors import InputFileError
 from utils.io import atomic_write_text
@@ -243,7 +243,7 @@ def convention_counts(records: Sequence[Record]) -> Dict[str, int]:
     from tools.preprocess.clinical_rules.features import profile_row, says_all_cases
     from tools.preprocess.clinical_rules.knowledge import trait_knowledge
     from tools.preprocess.clinical_rules.quantities import age_key_class, is_sex_key
-    from tools.preprocess.clinical_rules.rows import (age_row_score, gender_row_score,
+    from tools.preprocess.clinical_rules.row_scores import (age_row_score, gender_row_score,
                                                       is_constant)
 
     counts: Counter = Counter()

@@ -1,210 +1,47 @@
-"""Choosing the characteristics rows of the trait, age and sex (the row scores and choices).
+"""The clinical step's row contract: :func:`infer_clinical_rows`.
 
-* Age / sex (rules): cells keyed ``age`` (``age (yrs)``, ``age at sampling``,
-  ``age at death``) / ``sex``/``gender`` that parse, or cells holding both
-  (``60F``); a row qualifies with half of its values (a fifth in rows that
-  mix keys); plain keys beat qualified ones, which beat "age at diagnosis";
-  an age at onset, a gestational age or an age of menarche is never the age.
-  Among rows of the same class the earliest with at least half the best
-  count of ages wins. A row where every sample has the same age is not the
-  age row; a row where every sample has the same sex is the sex row when no
-  row varies (the bias step drops it later); among sex rows, the one whose
-  first cell -- the first sample's -- is a sex wins (the curators'
-  conventions, counted in ``docs/preprocessing_clinical.md``). Age and sex
-  may share a row.
-* Trait: the ranking of :mod:`.ranker` over the other rows (a row that mixes
-  keys stays a candidate even when it also holds the age or the sex) and
-  "no trait row".
-
-:func:`tools.preprocess.clinical_rules.decisions.decide_clinical_rows` gives
-the same choices with a confidence and the evidence of each.
+The function notebooks, agents and scorers call by this path
+(``tools.preprocess.clinical_rules.rows:infer_clinical_rows``); the rows are
+decided by :func:`tools.preprocess.clinical_rules.decisions.decide_clinical_rows`
+(with a confidence and the evidence of each), whose scores and rules live in
+:mod:`tools.preprocess.clinical_rules.row_scores`.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional
 
-from tools.preprocess.clinical_rules.evidence import key_names_trait
-from tools.preprocess.clinical_rules.lexicon import trait_lexicon
-from tools.preprocess.clinical_rules.quantities import (age_and_sex, age_key_class, is_sex_key,
-                                                        parse_age, parse_sex)
-from tools.preprocess.clinical_rules.text import is_missing_text, split_cell, text_tokens
-from tools.preprocess.clinical_rules.values import (infer_clinical_values, trait_is_numeric,
-                                                    trait_labels)
-from tools.preprocess.clinical_rules.words import DISEASE_KEY_WORDS, NON_TRAIT_KEY_WORDS
-
-#: A row is the feature's row when this share of its present cells matches ...
-ROW_SHARE = 0.5
-#: ... or, in a row mixing keys, this smaller share.
-MIXED_ROW_SHARE = 0.2
-#: Keyless rows: share of values that must parse (and, for ages, carry a unit).
-KEYLESS_SHARE = 0.8
-#: Share of decided values that makes a trait row "decisive".
-DECISIVE_SHARE = 0.75
-_AGE_UNIT = re.compile(r"\d\s*(y|yr|yrs|year|years|yo)\b")
-
-Score = Tuple
+from tools.preprocess.clinical_rules.decisions import decide_clinical_rows
 
 
-def row_key(values: Sequence[Any]) -> str:
-    """The most common key of a row's cells, lower case (first seen wins ties)."""
-    counts: Dict[str, int] = {}
-    for cell in values:
-        key, value = split_cell(cell)
-        if value is not None:
-            counts[key.lower()] = counts.get(key.lower(), 0) + 1
-    return max(counts, key=lambda k: counts[k]) if counts else ""
+def infer_clinical_rows(characteristics: Dict[int, List[str]], trait: str,
+                        background: str, model: Optional[Any] = None) -> dict:
+    """Choose the characteristics rows holding the trait, the age and the sex.
 
+    Parameters
+    ----------
+    characteristics : dict of int to list of str
+        ``get_unique_values_by_row(clinical_df)``: row number -> distinct raw
+        cells (``None`` for missing cells), at most 30 per row.
+    trait : str
+        Benchmark trait name with underscores (``"Heart_rate"``).
+    background : str
+        Series title / summary / overall design.
+    model : RowModel, optional
+        Weights of the trait-row ranking (default: the shipped ones).
 
-def present_cells(values: Sequence[Any]) -> List[Any]:
-    """Cells whose value is not missing."""
-    return [v for v in values if not is_missing_text(split_cell(v)[1])]
+    Returns
+    -------
+    dict
+        ``{"trait_row": int | None, "age_row": int | None, "gender_row": int | None}``
+        (the rules: :mod:`.row_scores`; confidences and evidence:
+        :func:`decide_clinical_rows`).
 
-
-def _qualifies(hits: int, share: float, min_mixed_hits: int) -> bool:
-    return share >= ROW_SHARE or (share >= MIXED_ROW_SHARE and hits >= min_mixed_hits)
-
-
-def age_row_score(values: Sequence[Any]) -> Optional[Score]:
-    """Ranking of a row as the age row (None: not a candidate).
-
-    ``(key class, ages, share)``: the best key class, then more matching
-    values, then the larger share, wins. A cell holding an age and a sex
-    (``60F``) counts as a qualified age key.
+    Examples
+    --------
+    >>> infer_clinical_rows({0: ["tissue: synovium"], 1: ["Sex: M", "Sex: F"],
+    ...                      2: ["group: control", "group: rheumatoid arthritis"],
+    ...                      3: ["age: 25", "age: 50"]}, "Rheumatoid_Arthritis", "")
+    {'trait_row': 2, 'age_row': 3, 'gender_row': 1}
     """
-    present = present_cells(values)
-    if not present:
-        return None
-    best_class, hits = 0, 0
-    for cell in present:
-        key, value = split_cell(cell)
-        key_class = age_key_class(key) or (2 if age_and_sex(value) else 0)
-        if key_class and parse_age(cell) is not None:
-            hits += 1
-            best_class = max(best_class, key_class)
-    share = hits / len(present)
-    if best_class and _qualifies(hits, share, 2):
-        return (best_class, hits, share)
-    if not row_key(values):
-        with_unit = sum(bool(_AGE_UNIT.search(str(v).lower())) for v in present) / len(present)
-        parsed = sum(parse_age(v) is not None for v in present) / len(present)
-        if with_unit >= KEYLESS_SHARE and parsed >= KEYLESS_SHARE:
-            return (0, 0, parsed)
-    return None
-
-
-def _is_sex_cell(cell: Any) -> bool:
-    key, value = split_cell(cell)
-    return (is_sex_key(key) or age_and_sex(value) is not None) and parse_sex(cell) is not None
-
-
-def gender_row_score(values: Sequence[Any]) -> Optional[Score]:
-    """Ranking of a row as the sex row (None: not a candidate); like the age row.
-
-    ``(class, first, share)``: keyed rows beat keyless ones; then a row whose
-    first cell -- the first sample's -- is a sex (in series whose samples list
-    their characteristics in different orders, the curators take the row where
-    the first sample has its sex, whatever the other samples hold there);
-    then the larger share of sexes.
-    """
-    present = present_cells(values)
-    if not present:
-        return None
-    hits = sum(_is_sex_cell(cell) for cell in present)
-    share = hits / len(present)
-    first = _is_sex_cell(present[0])
-    if first or share >= ROW_SHARE or (share >= MIXED_ROW_SHARE and hits >= 1
-                                       and len(present) >= 2):
-        return (2, first, share)
-    if not row_key(values):
-        parsed = sum(parse_sex(v) is not None for v in present) / len(present)
-        if parsed >= KEYLESS_SHARE:
-            return (1, False, parsed)
-    return None
-
-
-def trait_row_score(values: Sequence[Any], trait: str, background: str) -> Optional[Score]:
-    """Ranking tuple of a row as the trait row (None: not a candidate)."""
-    lex = trait_lexicon(trait)
-    # cells with a value (missing words included: the background may define
-    # them, e.g. "ND" = non-demented controls)
-    present = [v for v in values if split_cell(v)[1] is not None]
-    if not present:
-        return None
-    key = row_key(values)
-    key_trait = key_names_trait(key, lex)
-    if set(text_tokens(key)) & NON_TRAIT_KEY_WORDS and not key_trait:
-        return None
-    if key_trait and trait_is_numeric(present):
-        converted = infer_clinical_values("trait", list(present), trait, background)
-        if len({c for c in converted if c is not None}) >= 2:
-            share = sum(c is not None for c in converted) / len(present)
-            return (2, 3, True, 2, share)
-        return None
-    labels, strengths = trait_labels(list(present), trait, background)
-    if 1.0 not in labels or 0.0 not in labels:
-        return None
-    case_level = max(s for label, s in zip(labels, strengths) if label == 1.0)
-    coverage = sum(label is not None for label in labels) / len(labels)
-    key_score = 2 if key_trait else (1 if set(text_tokens(key)) & DISEASE_KEY_WORDS else 0)
-    # a row that decides most of its values beats one naming the trait in its
-    # key but leaving most values undecided ("amd classification: MD1/GA/CNV")
-    return (1, case_level, coverage >= DECISIVE_SHARE, key_score, coverage)
-
-
-def best_row(scores: Mapping[Any, Optional[Score]], order: Sequence[Any]) -> Optional[Any]:
-    """Highest-ranked candidate; ties go to the earliest row."""
-    best, best_score = None, None
-    for row in order:
-        score = scores.get(row)
-        if score is not None and (best_score is None or score > best_score):
-            best, best_score = row, score
-    return best
-
-
-def is_constant(values: Sequence[Any]) -> bool:
-    """Whether every present cell of a row is the same (case and spaces ignored)."""
-    from tools.preprocess.clinical_rules.features import cell_identity
-    return len({cell_identity(v) for v in present_cells(values)}) == 1
-
-
-def choose_age_row(characteristics: Mapping[Any, Sequence[Any]]) -> Tuple[Any, Dict]:
-    """The age row (or None) and the scores of the candidates.
-
-    The best key class wins; within it, the earliest row with at least half
-    the best number of ages (two mixed rows sharing the ages of a series).
-    A constant row (every sample the same age) is not chosen.
-    """
-    scores = {r: age_row_score(v) for r, v in characteristics.items()}
-    scores = {r: sc for r, sc in scores.items()
-              if sc is not None and not is_constant(characteristics[r])}
-    if not scores:
-        return None, scores
-    top_class = max(sc[0] for sc in scores.values())
-    top_hits = max(sc[1] for sc in scores.values() if sc[0] == top_class)
-    for row in characteristics:
-        score = scores.get(row)
-        if score is not None and score[0] == top_class and score[1] >= 0.5 * top_hits:
-            return row, scores
-    return None, scores
-
-
-def choose_gender_row(characteristics: Mapping[Any, Sequence[Any]], age_row: Any
-                      ) -> Tuple[Any, Dict]:
-    """The sex row (or None) and the scores of the candidates.
-
-    A row shared with the age is allowed only when its cells hold both
-    (``60F``). A row where every sample has the same sex is chosen too (the
-    bias step drops it later), but a varying row wins over it.
-    """
-    scores = {}
-    for row, values in characteristics.items():
-        if row == age_row and not any(age_and_sex(split_cell(v)[1])
-                                      for v in present_cells(values)):
-            continue
-        score = gender_row_score(values)
-        if score is not None:
-            scores[row] = score
-    varying = {r: sc for r, sc in scores.items() if not is_constant(characteristics[r])}
-    return best_row(varying or scores, list(characteristics)), scores
+    return decide_clinical_rows(characteristics, trait, background, model).rows()

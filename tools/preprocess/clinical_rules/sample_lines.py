@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from tools.preprocess.clinical import ROW_TAG_COLUMN
 from tools.preprocess.clinical_rules.decisions import decide_clinical_rows
-from tools.preprocess.clinical_rules.rows import best_row, trait_row_score
+from tools.preprocess.clinical_rules.row_scores import best_row, trait_row_score
 from tools.preprocess.clinical_rules.values import infer_clinical_values
 
 CHARACTERISTICS_TAG = "!Sample_characteristics_ch1"

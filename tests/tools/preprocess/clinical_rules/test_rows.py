@@ -1,4 +1,4 @@
-"""Choosing the trait, age and sex rows (:mod:`tools.preprocess.clinical_rules.rows`).
+"""Choosing the trait, age and sex rows (:mod:`tools.preprocess.clinical_rules.rows` and `.row_scores`).
 
 Small dictionaries first, then the upstream-notebook cases (rows only), then
 the demo cohorts and the real series of ``../shared/data`` in ``ch1`` mode
@@ -149,3 +149,12 @@ def test_sex_row_of_the_first_sample_when_samples_list_characteristics_in_differ
     assert infer_clinical_rows(chars, "Type_1_Diabetes", "")["gender_row"] == 2
     chars[2] = chars[2][1:]                     # without it, the row holding sexes wins
     assert infer_clinical_rows(chars, "Type_1_Diabetes", "")["gender_row"] == 1
+
+
+@pytest.mark.parametrize("path", ["tools.preprocess.clinical_rules.rows:infer_clinical_rows",
+                                  "tools.preprocess.clinical_rules.values:infer_clinical_values"])
+def test_the_contract_functions_live_at_their_published_paths(path):
+    """The dev split's scorer and the docs call the clinical step by these paths."""
+    import importlib
+    module, _, name = path.partition(":")
+    assert callable(getattr(importlib.import_module(module), name))
