@@ -310,9 +310,13 @@ class LMM(RegressorMixin, BaseEstimator):
              standardized: bool = False) -> "LMM":
         """:meth:`fit`; ``standardized``: ``X`` comes from the engine's
         standardization (see :func:`fit_lmm`)."""
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True,
-                             ensure_min_samples=2)
-        y = np.asarray(y, dtype=float)
+        if standardized:    # the engine's own arrays, checked when the problem was read:
+            X, y = _genes(X), np.asarray(y, dtype=float).ravel()  # no second finite scan
+            self.n_features_in_ = X.shape[1]
+        else:
+            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True,
+                                 ensure_min_samples=2)
+            y = np.asarray(y, dtype=float)
         Z = _covariates(Z, y.size)
         self._train = (X, y, Z)
         self.fit_ = fit_lmm(X, y, Z, standardized)
