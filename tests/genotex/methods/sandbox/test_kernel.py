@@ -132,7 +132,7 @@ def test_the_environment_is_built_from_an_allow_list(tmp_path):
     settings = SandboxSettings(tmp_path / "t", tmp_path / "s", hidden_values=["s3cr3t-v4lue"],
                                environment={"GENOTEX_INPUT": "/in", "LEAK": "x-s3cr3t-v4lue"})
     env = kernel_environment(settings, {"PATH": "/bin", "LC_ALL": "C", "ZZ_MODEL_AUTH": "k",
-                                        "HOME": "/home/s3cr3t-v4lue", "RANDOM_NAME": "v"})
+                                        "HOME": "/users/s3cr3t-v4lue", "RANDOM_NAME": "v"})
     assert env["PATH"] == "/bin" and env["LC_ALL"] == "C" and env["GENOTEX_INPUT"] == "/in"
     assert not {"ZZ_MODEL_AUTH", "RANDOM_NAME", "HOME", "LEAK"} & set(env)
     assert "s3cr3t" not in json.dumps(env)
