@@ -240,7 +240,7 @@ def mapping_inputs(workdir: Path, n_samples: int):
                  for _ in probes]
         mapping = pd.DataFrame({"ID": probes, "Gene": texts})
     if gene_info.exists():
-        from download.gene_synonyms import build_gene_synonyms
+        from utils.gene_maps import build_gene_synonyms
         synonym_path = build_gene_synonyms(gene_info, workdir / "meta")["synonyms"]
     else:
         symbols = {t for text in mapping["Gene"] for t in str(text).split(" /// ")}

@@ -59,7 +59,7 @@ def main() -> None:
         if not gene_info.is_file():
             print("shared data absent: demo plan not timed")
             return
-        from download.gene_synonyms import build_gene_maps, read_gene_info
+        from utils.gene_maps import build_gene_maps, read_gene_info
         task_info = json.loads((SHARED / "opentargets" / "genomas_task_info.json").read_text())
         table = read_gene_info(gene_info)
         plan = demo_plan()

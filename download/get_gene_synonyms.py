@@ -47,7 +47,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run the builder; returns the process exit code."""
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)
-    from download.gene_synonyms import build_gene_synonyms
+    from utils.gene_maps import build_gene_synonyms
 
     output_dir = args.output_dir or resolve_paths().metadata
     try:

@@ -55,7 +55,7 @@ def real_gene_maps(tmp_path_factory) -> Path:
     Returns the path of ``gene_synonym.json``; ``gene_entrez.json`` and
     ``gene_ensembl.json`` sit beside it. Skips when the data is absent.
     """
-    from download.gene_synonyms import build_gene_synonyms
+    from utils.gene_maps import build_gene_synonyms
 
     gene_info = shared_file("genes/Homo_sapiens.gene_info.gz")
     folder = tmp_path_factory.mktemp("real_gene_maps")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -91,9 +90,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"## {step}", flush=True)
         try:
             actions[step]()
-        except subprocess.CalledProcessError as exc:
-            print(f"error: step {step} failed (exit code {exc.returncode})", file=sys.stderr)
-            return 1
         except (DemoBuildError, InputFileError) as exc:
             print(f"error: step {step} failed: {exc}", file=sys.stderr)
             return 1

@@ -2,16 +2,15 @@
 
 Steps, in order (``--steps`` picks some; each step only reads what earlier steps
 wrote, so any suffix of the list can be re-run). Each is a function of this
-module taking the trees as a :class:`~utils.paths.ProjectPaths`; every step but
-the gene maps runs in this process, and none changes ``os.environ``.
+module taking the trees as a :class:`~utils.paths.ProjectPaths`; every step runs
+in this process (no subprocess), and none changes ``os.environ``.
 
 ``maps``
     gene maps limited to the demo's genes: the full maps are built into a
     temporary folder, the plan's gene universe is listed with them, then
-    ``download/get_gene_synonyms.py --restrict-to`` writes the three maps into
-    ``metadata/``. The builder belongs to the ``download`` floor, which
-    ``genotex`` does not import (``docs/architecture.md``), so this step runs
-    it as a command (the only one of the build, logged before it runs).
+    :func:`utils.gene_maps.build_gene_synonyms` (what
+    ``download/get_gene_synonyms.py --restrict-to`` runs) writes the three maps
+    into ``metadata/``.
 ``task-info``
     ``metadata/task_info.json`` for the plan's traits, from the real 132-trait
     task info (:func:`genotex.synthetic.demo_task_info`).
@@ -40,11 +39,9 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, Sequence
 
 from genotex.demo.cohorts import GeoDecisions, all_cohorts
 from genotex.demo.notebooks import (execute_notebook, geo_notebook, notebook_path, tidy_notebook,
@@ -62,16 +59,6 @@ BASELINE_TREE = Path("examples") / "baseline_prediction"
 
 class DemoBuildError(RuntimeError):
     """A step of the demo build did not complete (the message says which and why)."""
-
-
-def run(command: Sequence[str], cwd: Path) -> None:
-    """Log and run one command; raise ``CalledProcessError`` on failure."""
-    logger.info("$ %s", " ".join(str(part) for part in command))
-    subprocess.run([str(part) for part in command], cwd=cwd, check=True)
-
-
-def _python(script: Path, *args) -> List[str]:
-    return [sys.executable, str(script), *map(str, args)]
 
 
 def _plan_and_sources(gene_synonyms: Path, task_info: Path):
@@ -94,16 +81,16 @@ def write_gene_universe(gene_synonyms: Path, task_info: Path, target: Path) -> N
 
 
 def build_maps(paths: ProjectPaths, gene_info: Path, source_task_info: Path) -> None:
-    """Demo-restricted gene maps into ``<metadata>``."""
-    root = paths.root
-    builder = root / "download" / "get_gene_synonyms.py"
+    """Demo-restricted gene maps into ``<metadata>`` (the full maps first, in a scratch
+    folder, to find the demo plan's gene universe)."""
+    from utils.gene_maps import build_gene_synonyms
+
     with tempfile.TemporaryDirectory(prefix="genotex_full_maps_") as scratch:
         full = Path(scratch)
-        run(_python(builder, "--gene-info", gene_info, "--output-dir", full), root)
+        build_gene_synonyms(gene_info, full)
         genes = full / "demo_genes.txt"
         write_gene_universe(full / "gene_synonym.json", source_task_info, genes)
-        run(_python(builder, "--gene-info", gene_info, "--restrict-to", genes,
-                    "--output-dir", paths.metadata), root)
+        build_gene_synonyms(gene_info, paths.metadata, restrict_to_path=genes)
 
 
 def build_task_info(paths: ProjectPaths, source_task_info: Path) -> None:

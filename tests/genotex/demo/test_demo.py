@@ -216,7 +216,13 @@ def test_inputs_and_truth_regenerate_identically(tmp_path):
 
 
 @pytest.mark.slow
-def test_metadata_maps_and_task_info_rebuild_identically(tmp_path):
+def test_metadata_maps_and_task_info_rebuild_identically(tmp_path, monkeypatch):
+    """The maps and task-info steps rebuild the committed files, in this process."""
+    def no_subprocess(*args, **kwargs):
+        raise AssertionError(f"the build started a subprocess: {args}")
+
+    monkeypatch.setattr(subprocess, "run", no_subprocess)
+    monkeypatch.setattr(subprocess, "Popen", no_subprocess)
     gene_info = shared_file("genes/Homo_sapiens.gene_info.gz")
     source = shared_file("opentargets/genomas_task_info.json")
     paths = resolve_paths(root=REPO_ROOT, metadata_dir=tmp_path, environ={})

@@ -458,7 +458,7 @@ def test_demo_plan_generates_with_the_project_gene_maps(tmp_path):
     from tests.conftest import shared_file
     gene_info = shared_file("genes/Homo_sapiens.gene_info.gz")
     task_info = json.loads(shared_file("opentargets/genomas_task_info.json").read_text())
-    gene_synonyms = pytest.importorskip("download.gene_synonyms")
+    gene_synonyms = pytest.importorskip("utils.gene_maps")
     table = gene_synonyms.read_gene_info(gene_info)
     full = gene_synonyms.build_gene_maps(table)
     plan = demo_plan()

@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import pandas as pd
 import pytest
 
-from download.gene_synonyms import read_gene_info
+from utils.gene_maps import read_gene_info
 from tests.hang_guard import fail_after
 from tools.preprocess.cohort_info import early_stop_record, save_cohort_record
 from tools.preprocess.geo import (get_background_and_clinical_data, get_genetic_data,

@@ -1,4 +1,4 @@
-"""Tests for the gene synonym builder (download/gene_synonyms.py, SPEC 8.3)."""
+"""Tests for the gene synonym builder (utils/gene_maps.py, SPEC 8.3)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from tests.conftest import shared_file
 
-import download.gene_synonyms as builder
-from download.gene_synonyms import build_gene_maps, build_gene_synonyms, read_gene_info
+import utils.gene_maps as builder
+from utils.gene_maps import build_gene_maps, build_gene_synonyms, read_gene_info
 from download.get_gene_synonyms import main as cli_main
 from utils.errors import InputFileError
 
