@@ -24,8 +24,9 @@ from tools.preprocess.clinical_rules.features import dominant_key
 from tools.preprocess.clinical_rules.ranker import (Alternative, RowModel, alternatives,
                                                    best_alternative, load_row_model,
                                                    score_alternatives)
-from tools.preprocess.clinical_rules.row_scores import (choose_age_row, choose_gender_row,
-                                                  is_constant, present_cells)
+from tools.preprocess.clinical_rules.row_scores import (best_sex_row, choose_age_row,
+                                                  choose_gender_row, mixes_keys,
+                                                  one_sex_rows, present_cells)
 from tools.preprocess.clinical_rules.values import row_conversions
 
 #: Below this confidence a decision is "low confidence" (noted, hinted).
@@ -37,7 +38,7 @@ AGE_SEX_CONFIDENCE = {
     "keyless": 0.7,             # values without key ("49 y", "female")
     "constant sex": 0.55,       # one sex for every sample (the convention is close)
     "none found": 0.95,         # no row looks like it
-    "none constant": 0.6,       # only a constant row looked like it
+    "none constant": 0.6,       # only a constant (one-sex) row looked like it
 }
 FEATURES = ("trait", "age", "gender")
 
@@ -160,14 +161,15 @@ def _age_sex_decision(feature: str, characteristics: Mapping[Any, Sequence[Any]]
     others = tuple((r, None) for r in scores if r != row)
     if row is None:
         kind = "none constant" if scores else "none found"
-        evidence = ("only rows where every sample is the same" if scores
+        evidence = ("only rows where every sample is the same" if scores and feature == "age"
+                    else _left_out_sex(characteristics, scores) if scores
                     else "no row of parseable ages" if feature == "age"
                     else "no row of parseable sexes",)
         return RowDecision(feature, None, AGE_SEX_CONFIDENCE[kind], evidence, others)
     values = characteristics[row]
     key, n_keys = dominant_key(values)
     score = scores.get(row)
-    if feature == "gender" and is_constant(values):
+    if feature == "gender" and row in one_sex_rows(characteristics, list(scores)):
         kind, reason = "constant sex", "one sex for every sample"
     elif not key:
         kind, reason = "keyless", "values parse without a key"
@@ -177,6 +179,15 @@ def _age_sex_decision(feature: str, characteristics: Mapping[Any, Sequence[Any]]
     else:
         kind, reason = "plain key", f"key '{key}'"
     return RowDecision(feature, row, AGE_SEX_CONFIDENCE[kind], (reason,), others)
+
+
+def _left_out_sex(characteristics: Mapping[Any, Sequence[Any]],
+                  scores: Mapping[Any, Any]) -> str:
+    """Why the rows naming one sex were left out (:func:`.row_scores.keeps_one_sex_row`)."""
+    if any(not mixes_keys(characteristics[r]) for r in scores):
+        return ("only a row where every sample has the same sex, beside an age row, and "
+                "neither the trait nor the series text explains the single sex")
+    return "only rows mixing keys that name one sex (the sex of one group of samples)"
 
 
 def _trait_decision(characteristics: Mapping[Any, Sequence[Any]], trait: str,
@@ -222,6 +233,20 @@ def _trait_evidence(best: Alternative) -> Tuple[str, ...]:
     return tuple(reasons)
 
 
+def not_trait_rows(characteristics: Mapping[Any, Sequence[Any]], age_row: Any,
+                   gender_row: Any, gender_scores: Mapping[Any, Any]) -> List[Any]:
+    """The rows the trait ranking leaves out: the age row and the sex row.
+
+    A row naming one sex that the sex convention left out (:func:`.row_scores.
+    keeps_one_sex_row`) still holds nothing but the sex, so it is left out too;
+    rows mixing keys stay trait candidates.
+    """
+    sex_row = gender_row if gender_row is not None else best_sex_row(
+        gender_scores, list(characteristics))
+    return [r for r in (age_row, sex_row)
+            if r is not None and dominant_key(characteristics[r])[1] < 2]
+
+
 def decide_clinical_rows(characteristics: Mapping[Any, Sequence[Any]], trait: str,
                          background: str, model: Optional[RowModel] = None
                          ) -> ClinicalDecisions:
@@ -254,9 +279,8 @@ def decide_clinical_rows(characteristics: Mapping[Any, Sequence[Any]], trait: st
     """
     model = model or load_row_model()
     age_row, age_scores = choose_age_row(characteristics)
-    gender_row, gender_scores = choose_gender_row(characteristics, age_row)
-    exclude = [r for r in (age_row, gender_row)
-               if r is not None and dominant_key(characteristics[r])[1] < 2]
+    gender_row, gender_scores = choose_gender_row(characteristics, age_row, trait, background)
+    exclude = not_trait_rows(characteristics, age_row, gender_row, gender_scores)
     trait_decision = _trait_decision(characteristics, trait, background, exclude, model)
     return ClinicalDecisions(
         trait=trait,

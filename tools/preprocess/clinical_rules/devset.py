@@ -39,7 +39,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from tools.preprocess.clinical_rules.decisions import decide_clinical_rows
+from tools.preprocess.clinical_rules.decisions import decide_clinical_rows, not_trait_rows
 from tools.preprocess.clinical_rules.evidence import background_level
 from tools.preprocess.clinical_rules.features import dominant_key
 from tools.preprocess.clinical_rules.ranker import (DEFAULT_L2, MODEL_FILE, Alternative,
@@ -117,9 +117,8 @@ def series_alternatives(characteristics: Dict[int, List[Any]], trait: str, backg
                         ) -> List[Alternative]:
     """The ranking's alternatives of one series, as :func:`decide_clinical_rows` sees them."""
     age_row, _ = choose_age_row(characteristics)
-    gender_row, _ = choose_gender_row(characteristics, age_row)
-    exclude = [r for r in (age_row, gender_row)
-               if r is not None and dominant_key(characteristics[r])[1] < 2]
+    gender_row, gender_scores = choose_gender_row(characteristics, age_row, trait, background)
+    exclude = not_trait_rows(characteristics, age_row, gender_row, gender_scores)
     return alternatives(characteristics, trait, background, exclude,
                         background_level(background, trait))
 
@@ -242,9 +241,11 @@ def convention_counts(records: Sequence[Record]) -> Dict[str, int]:
     from tools.preprocess.clinical import split_key_value
     from tools.preprocess.clinical_rules.features import profile_row, says_all_cases
     from tools.preprocess.clinical_rules.knowledge import trait_knowledge
-    from tools.preprocess.clinical_rules.quantities import age_key_class, is_sex_key
+    from tools.preprocess.clinical_rules.quantities import (age_key_class, is_sex_key,
+                                                            text_states_sex)
     from tools.preprocess.clinical_rules.row_scores import (age_row_score, gender_row_score,
-                                                      is_constant)
+                                                            is_constant, mixes_keys,
+                                                            one_sex_rows)
 
     counts: Counter = Counter()
     for record in records:
@@ -283,10 +284,21 @@ def convention_counts(records: Sequence[Record]) -> Dict[str, int]:
                 cell = cells.get(value) if isinstance(value, str) and not failed else None
                 if cell is not None and cell.evidence.other_disease and cell.label != 1.0:
                     counts[f"another disease in the trait row -> {converted}"] += 1
+        age_row, _ = choose_age_row(chars)
+        sex_rows = [r for r, v in chars.items() if gender_row_score(v) is not None]
+        one_sex = one_sex_rows(chars, sex_rows)
         for row, values in chars.items():
-            if gender_row_score(values) is not None and is_constant(values):
-                counts["constant sex row: " + ("chosen" if record.get("gender_row") == row
-                                               else "not chosen")] += 1
+            chosen = "chosen" if record.get("gender_row") == row else "not chosen"
+            if row in sex_rows and is_constant(values):
+                counts["constant sex row: " + chosen] += 1
+                explained = (trait_knowledge(trait).sex is not None
+                             or text_states_sex(background))
+                context = ("no age row" if age_row is None else
+                           "beside an age row, the trait or the text names the sex"
+                           if explained else "beside an age row, nothing names the sex")
+                counts[f"constant sex row ({context}): {chosen}"] += 1
+            elif row in one_sex and len(sex_rows) == len(one_sex) and mixes_keys(values):
+                counts["row mixing keys naming one sex, no other sex row: " + chosen] += 1
             if age_row_score(values) is not None and is_constant(values):
                 counts["constant age row: " + ("chosen" if record.get("age_row") == row
                                                else "not chosen")] += 1

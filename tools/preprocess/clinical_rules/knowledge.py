@@ -29,6 +29,8 @@ from tools.preprocess.clinical_rules.text import fold, raw_tokens, text_tokens
 LEXICON_FILE = "trait_lexicon.toml"
 #: Kinds of trait the data file distinguishes.
 KINDS = ("disease", "cancer", "quantity", "phenotype")
+#: Values of the ``sex`` field (a trait of one sex only).
+SEXES = ("female", "male")
 #: Phrase fields of an entry, in the order evidence is reported.
 PHRASE_FIELDS = ("names", "subtypes", "related", "precursors", "not_trait", "controls",
                  "organs", "genes", "staging", "measures")
@@ -261,6 +263,11 @@ class TraitKnowledge:
         other disease from the trait).
     type_number : str or None
         The number of a "type N" name (``"2"`` for Type_2_Diabetes).
+    cutoffs : tuple of Cutoff
+        Guideline thresholds defining the trait on a measure.
+    sex : str or None
+        ``"female"`` or ``"male"`` for a trait of one sex only (an organ only
+        that sex has: prostate, ovary, uterus ...), else None.
     """
 
     trait: str
@@ -273,6 +280,7 @@ class TraitKnowledge:
     name_words: FrozenSet[str]
     type_number: Optional[str]
     cutoffs: Tuple[Cutoff, ...] = ()
+    sex: Optional[str] = None
 
     def cutoff_for(self, key: str) -> Optional[Cutoff]:
         """The cut-off whose measure a row's key names (spelling slips forgiven), or None."""
@@ -353,6 +361,9 @@ def load_lexicon() -> Dict[str, dict]:
         if kind not in KINDS:
             raise ValueError(f"{LEXICON_FILE}: trait {trait!r} has kind {kind!r}, "
                              f"not one of {', '.join(KINDS)}")
+        if entry.get("sex", "female") not in SEXES:
+            raise ValueError(f"{LEXICON_FILE}: trait {trait!r} has sex {entry['sex']!r}, "
+                             f"not one of {', '.join(SEXES)}")
     return traits
 
 
@@ -428,7 +439,8 @@ def trait_knowledge(trait: str) -> TraitKnowledge:
         abbreviations=RawIndex(abbreviation_entries, "abbr"),
         lines=RawIndex(line_entries, "line"),
         name_words=name_words, type_number=_type_number(trait),
-        cutoffs=tuple(parse_cutoff(c) for c in entry.get("cutoffs", ())))
+        cutoffs=tuple(parse_cutoff(c) for c in entry.get("cutoffs", ())),
+        sex=entry.get("sex"))
 
 
 #: Shortest abbreviation of another trait that marks another disease (two

@@ -38,6 +38,10 @@ _AGE_SEX = re.compile(r"^(?:(?P<age1>\d{2,3}(?:\.\d+)?)\s*[/,;\- ]?\s*(?P<sex1>[
 #: Extra female words (German ``weiblich``, ``W``) beside the library's lists.
 EXTRA_FEMALE_WORDS = frozenset({"w", "weiblich", "frau", "femme", "mujer", "femenino"})
 EXTRA_MALE_WORDS = frozenset({"mannlich", "maennlich", "homme", "hombre", "masculino"})
+#: Words by which a series text states its subjects' sex ("obese Japanese men",
+#: "32 women with PTSD", "all male").
+POPULATION_SEX_WORDS = frozenset({"men", "women", "man", "woman", "male", "males", "female",
+                                  "females", "boys", "girls"})
 #: Key words allowed in a plain age key ("age (yrs)", "age in years").
 PLAIN_AGE_KEY_WORDS = frozenset({"age", "yr", "year", "yrs", "years", "y", "month", "at", "in"})
 
@@ -159,6 +163,11 @@ def age_key_class(key: str) -> int:
     if tokens <= PLAIN_AGE_KEY_WORDS:
         return 3
     return 2
+
+
+def text_states_sex(text: str) -> bool:
+    """Whether a series text names its subjects' sex (:data:`POPULATION_SEX_WORDS`)."""
+    return bool(set(re.findall(r"[a-z]+", (text or "").lower())) & POPULATION_SEX_WORDS)
 
 
 def is_sex_key(key: str) -> bool:

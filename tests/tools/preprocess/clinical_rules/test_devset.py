@@ -24,9 +24,9 @@ TARGETS = {"trait_row": 0.75, "trait_values": 0.75, "age_row": 0.97, "gender_row
 #: Targets the rules do not reach yet, with the figure measured when this was
 #: written (leave one trait out, clean subset). Strict: reaching one fails the
 #: test, so that the list is updated.
-UNMET = {"trait_row": "71.2 %", "gender_row": "94.5 %"}
+UNMET = {"trait_row": "71.2 %", "gender_row": "96.3 %"}
 #: Regression floors (a little under the measured figures).
-FLOORS = {"trait_row": 0.70, "trait_values": 0.82, "age_row": 0.97, "gender_row": 0.94,
+FLOORS = {"trait_row": 0.70, "trait_values": 0.82, "age_row": 0.97, "gender_row": 0.96,
           "all_rows": 0.67}
 #: Figures that must never fall below the keyword baseline's.
 VERSUS_BASELINE = ("trait_row", "trait_values", "age_row", "gender_row")
@@ -48,14 +48,24 @@ def scorer(dev_dir):
 
 
 @pytest.fixture(scope="module")
-def cross_validated(scorer, records):
-    return devset.headline(devset.cross_validate(scorer, records))
+def cross_validated_summary(scorer, records):
+    return devset.cross_validate(scorer, records)
 
 
 @pytest.fixture(scope="module")
-def baseline(dev_dir, scorer, records):
+def cross_validated(cross_validated_summary):
+    return devset.headline(cross_validated_summary)
+
+
+@pytest.fixture(scope="module")
+def baseline_summary(dev_dir, scorer, records):
     module = devset.load_module(dev_dir / devset.BASELINE_FILE)
-    return devset.headline(devset.score(scorer, records, module.pick_rows, module.convert))
+    return devset.score(scorer, records, module.pick_rows, module.convert)
+
+
+@pytest.fixture(scope="module")
+def baseline(baseline_summary):
+    return devset.headline(baseline_summary)
 
 
 @pytest.mark.slow
@@ -78,6 +88,18 @@ def test_cross_validated_figures_stay_above_their_floors(cross_validated):
 def test_never_below_the_keyword_baseline(cross_validated, baseline):
     for metric in VERSUS_BASELINE:
         assert cross_validated[metric] >= baseline[metric], (metric, cross_validated, baseline)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("feature", ["age", "gender"])
+def test_age_and_sex_rows_never_below_the_keyword_baseline_in_any_category(
+        cross_validated_summary, baseline_summary, feature):
+    """Per trait category too: a sex-row convention that wins overall by losing one
+    category's curators (constant sex rows beside an age row) does not pass."""
+    for category, summary in cross_validated_summary["by_category"].items():
+        ours = summary[feature]["row_accuracy"]
+        theirs = baseline_summary["by_category"][category][feature]["row_accuracy"]
+        assert ours >= theirs, (category, ours, theirs)
 
 
 @pytest.mark.slow

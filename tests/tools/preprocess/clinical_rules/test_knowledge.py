@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import shared_file
 from tools.preprocess.clinical_rules import lexicon_sources, trait_knowledge
 from tools.preprocess.clinical_rules.evidence import cell_evidence
-from tools.preprocess.clinical_rules.knowledge import (CUTOFF_FIELDS, KINDS, PHRASE_FIELDS,
+from tools.preprocess.clinical_rules.knowledge import (CUTOFF_FIELDS, KINDS, PHRASE_FIELDS, SEXES,
                                                        RAW_FIELDS, near_word, other_traits_in,
                                                        parse_cutoff,
                                                        load_lexicon, looks_like_abbreviation,
@@ -22,7 +22,7 @@ from tools.preprocess.clinical_rules.knowledge import (CUTOFF_FIELDS, KINDS, PHR
 from tools.preprocess.clinical_rules.lexicon import trait_lexicon
 from tools.preprocess.clinical_rules.text import raw_tokens, text_tokens
 
-FIELDS = set(PHRASE_FIELDS) | set(RAW_FIELDS) | set(CUTOFF_FIELDS) | {"kind", "follows"}
+FIELDS = set(PHRASE_FIELDS) | set(RAW_FIELDS) | set(CUTOFF_FIELDS) | {"kind", "follows", "sex"}
 
 
 def fields_matched(trait, text):
@@ -42,12 +42,26 @@ def test_every_entry_is_well_formed_and_says_what_it_follows():
         assert entry["kind"] in KINDS, trait
         assert set(entry) <= FIELDS, (trait, set(entry) - FIELDS)
         assert entry.get("names") and entry.get("follows"), trait
+        assert entry.get("sex", "female") in SEXES, trait
         for field, values in entry.items():
-            if field != "kind":
+            if field not in ("kind", "sex"):
                 assert isinstance(values, list) and all(isinstance(v, str) and v.strip()
                                                         for v in values), (trait, field)
     assert any("MeSH" in s for s in lexicon_sources())
     assert any("Disease Ontology" in s for s in lexicon_sources())
+
+
+def test_traits_of_one_sex_are_those_of_a_sex_organ():
+    # anatomy, not data: the organs only one sex has; breast cancer occurs in men too
+    sexes = {trait: trait_knowledge(trait).sex for trait in load_lexicon()}
+    assert {t for t, s in sexes.items() if s == "male"} == {"Prostate_Cancer",
+                                                             "Testicular_Cancer"}
+    assert {t for t, s in sexes.items() if s == "female"} == {
+        "Cervical_Cancer", "Endometrioid_Cancer", "Endometriosis", "Ovarian_Cancer",
+        "Polycystic_Ovary_Syndrome", "Uterine_Carcinosarcoma",
+        "Uterine_Corpus_Endometrial_Carcinoma"}
+    assert trait_knowledge("Breast_Cancer").sex is None
+    assert trait_knowledge("Frobnication_Disorder").sex is None      # not in the file
 
 
 def test_kinds():
