@@ -41,7 +41,6 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 
 from tools.preprocess.clinical_rules.decisions import decide_clinical_rows, not_trait_rows
 from tools.preprocess.clinical_rules.evidence import background_level
-from tools.preprocess.clinical_rules.features import dominant_key
 from tools.preprocess.clinical_rules.ranker import (DEFAULT_L2, MODEL_FILE, Alternative,
                                                    RowModel, alternatives, fit_row_model)
 from tools.preprocess.clinical_rules.row_scores import choose_age_row, choose_gender_row

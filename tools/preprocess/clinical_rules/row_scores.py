@@ -222,8 +222,9 @@ def one_sex_rows(characteristics: Mapping[Any, Sequence[Any]], rows: Sequence[An
 
 
 def mixes_keys(values: Sequence[Any]) -> bool:
-    """Whether a row's present cells carry more than one key (``Sex`` and ``cell type``)."""
-    return len({split_cell(cell)[0].strip().lower() for cell in present_cells(values)}) > 1
+    """Whether a row's cells carry more than one key (``Sex`` and ``cell type``)."""
+    from tools.preprocess.clinical_rules.features import dominant_key
+    return dominant_key(values)[1] >= 2
 
 
 def keeps_one_sex_row(values: Sequence[Any], age_row: Any, trait: Optional[str],

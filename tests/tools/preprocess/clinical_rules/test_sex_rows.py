@@ -171,3 +171,20 @@ def test_one_sex_in_two_spellings_under_one_key_is_a_constant_row():
     assert gender_row(chars, "Asthma") == 0                    # no age row: kept
     chars[2] = AGES
     assert gender_row(chars, "Asthma") is None                 # beside an age row: left out
+
+
+def test_the_convention_counts_say_where_each_constant_sex_row_stood():
+    from tools.preprocess.clinical_rules.devset import convention_counts
+    series = [({0: ["gender: male"], 1: ["group: asthma", "group: control"]}, 0, ""),
+              ({0: ["Sex: Male"], 1: AGES}, None, ""),
+              ({0: ["gender: female"], 1: AGES}, 0, "Forty women with asthma."),
+              ({0: ["Sex: male", "cell type: macrophage"]}, None, "")]
+    records = [{"trait": "Asthma", "background": text, "trait_row": None, "age_row": None,
+                "gender_row": gold, "characteristics": {str(k): v for k, v in chars.items()}}
+               for chars, gold, text in series]
+    counts = convention_counts(records)
+    assert counts["constant sex row (no age row): chosen"] == 1
+    assert counts["constant sex row (beside an age row, nothing names the sex): not chosen"] == 1
+    assert counts["constant sex row (beside an age row, the trait or the text names the "
+                  "sex): chosen"] == 1
+    assert counts["row mixing keys naming one sex, no other sex row: not chosen"] == 1
