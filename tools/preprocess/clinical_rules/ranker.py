@@ -9,7 +9,9 @@ probability is the decision's confidence.
 The weights are generic -- they say how much "a value names the trait",
 "the key is a response key" or "another row says every sample is a case"
 count, for any trait -- and are fitted to curators' decisions by
-:func:`fit_row_model` (L2-penalised maximum likelihood, L-BFGS, deterministic).
+:func:`fit_row_model` (L2-penalised maximum likelihood, L-BFGS, deterministic;
+each series' log-likelihood may carry a weight -- the development harness
+gives every trait the same total, :func:`.devset.trait_balanced_weights`).
 The shipped weights (``row_model.json``, package data) were fitted on the
 development split of real curators' decisions; their accuracy on traits they
 were not fitted on is measured by cross-validation by trait
@@ -35,8 +37,9 @@ from tools.preprocess.clinical_rules.features import (RowProfile, as_vector, fea
 #: The shipped weights (package data).
 MODEL_FILE = "row_model.json"
 #: L2 penalty of :func:`fit_row_model` (on the weighted sum of log-likelihoods).
-#: Chosen by nested cross-validation by trait on the development split (the
-#: value the inner folds picked most often; docs/preprocessing_clinical.md).
+#: The best of (1, 2, 3, 4) in cross-validation by trait on the development
+#: split (a development choice; nested cross-validation, which chooses it inside
+#: each fold, is ``devset --cv --nested``; docs/preprocessing_clinical.md).
 DEFAULT_L2 = 2.0
 
 NO_ROW = None
