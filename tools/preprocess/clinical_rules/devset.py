@@ -147,8 +147,8 @@ def trait_balanced_weights(traits: Sequence[str]) -> List[float]:
 
     Each example weighs ``1 / (examples of its trait)``, scaled so that the
     weights average 1 (the L2 penalty keeps its scale). Without it the traits
-    with many series (a third of the split is six cancers) would set the
-    weights that must answer traits never seen.
+    with many series (1 to 10 per trait on the dev split) would set the weights
+    that must answer traits never seen.
     """
     counts: Dict[str, int] = {}
     for trait in traits:
