@@ -8,7 +8,8 @@ the GenoTEX curators' rows and conversions), scored by the split's own
 ``score.py``:
 
 * the rules cross-validated by trait -- each trait answered by ranking weights
-  fitted without it (leave one trait out by default, ``--folds`` for k folds);
+  fitted without it (leave one trait out by default, ``--folds`` for k folds;
+  ``--nested`` chooses the L2 penalty inside each fold too);
 * the same rules with the shipped weights (fitted on the whole split: an
   in-sample figure, shown beside for scale only);
 * the split's keyword baseline;
@@ -104,6 +105,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="records scored (default: clean, as the issue's figures)")
     parser.add_argument("--folds", type=int, default=None,
                         help="k folds of traits (default: leave one trait out)")
+    parser.add_argument("--nested", action="store_true",
+                        help="also choose the L2 penalty inside each fold (nested "
+                             "cross-validation by trait; slower)")
     parser.add_argument("--time-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.time_child:
@@ -119,8 +123,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     scorer = devset.load_module(args.dev / devset.SCORER_FILE)
     baseline_module = devset.load_module(args.dev / devset.BASELINE_FILE)
     folds = "leave one trait out" if args.folds is None else f"{args.folds} folds of traits"
+    if args.nested:
+        folds += f", L2 penalty chosen inside each fold from {devset.L2_GRID}"
     start = time.perf_counter()
-    cv = devset.cross_validate(scorer, records, args.folds)
+    cv = devset.cross_validate(scorer, records, args.folds,
+                               l2_grid=devset.L2_GRID if args.nested else None)
     cv_seconds = time.perf_counter() - start
     shipped = devset.score(scorer, records, infer_clinical_rows, infer_clinical_values)
     baseline = devset.score(scorer, records, baseline_module.pick_rows,

@@ -7,7 +7,8 @@ a keyword baseline. This module
 
 * reads the corpus (:func:`read_corpus`) and builds the ranking's training
   examples from it (:func:`training_examples`);
-* fits the trait-row weights (:func:`fit_weights`) -- the shipped
+* fits the trait-row weights (:func:`fit_weights`; every trait weighs the
+  same in the likelihood, :func:`trait_balanced_weights`) -- the shipped
   ``row_model.json`` is :func:`fit_weights` on the whole split;
 * cross-validates by trait (:func:`cross_validate`): the traits are split
   into folds (:func:`trait_folds`: one trait per fold, or *k* folds), the
@@ -21,7 +22,7 @@ method reads it at run time.
 
 Command line::
 
-    python -m tools.preprocess.clinical_rules.devset --corpus DIR --cv [--folds 5]
+    python -m tools.preprocess.clinical_rules.devset --corpus DIR --cv [--folds 5] [--nested]
     python -m tools.preprocess.clinical_rules.devset --corpus DIR --fit   # rewrite row_model.json
     python -m tools.preprocess.clinical_rules.devset --corpus DIR --conventions
 """
@@ -42,6 +43,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 from tools.preprocess.clinical_rules.decisions import decide_clinical_rows, not_trait_rows
 from tools.preprocess.clinical_rules.evidence import background_level
 from tools.preprocess.clinical_rules.ranker import (DEFAULT_L2, MODEL_FILE, Alternative,
+                                                   best_alternative, score_alternatives,
                                                    RowModel, alternatives, fit_row_model)
 from tools.preprocess.clinical_rules.row_scores import choose_age_row, choose_gender_row
 from tools.preprocess.clinical_rules.values import infer_clinical_values
@@ -138,25 +140,99 @@ def training_examples(records: Sequence[Record]) -> List[Example]:
     return examples
 
 
-def fit_weights(records: Sequence[Record], l2: float = DEFAULT_L2, fitted_on: str = ""
-                ) -> RowModel:
-    """The ranking weights fitted to the curators' choices of ``records``."""
-    return fit_row_model(training_examples(records), l2=l2, fitted_on=fitted_on)
+def trait_balanced_weights(traits: Sequence[str]) -> List[float]:
+    """One weight per example so that every trait weighs the same in the fit.
+
+    Each example weighs ``1 / (examples of its trait)``, scaled so that the
+    weights average 1 (the L2 penalty keeps its scale). Without it the traits
+    with many series (1 to 10 per trait on the dev split) would set the weights
+    that must answer traits never seen.
+    """
+    counts: Dict[str, int] = {}
+    for trait in traits:
+        counts[trait] = counts.get(trait, 0) + 1
+    raw = [1.0 / counts[trait] for trait in traits]
+    scale = len(raw) / sum(raw) if raw else 1.0
+    return [w * scale for w in raw]
+
+
+def _fit(pairs: Sequence[Tuple[Record, Example]], l2: float, fitted_on: str,
+         balance: bool) -> RowModel:
+    examples = [example for _, example in pairs]
+    weights = (trait_balanced_weights([record["trait"] for record, _ in pairs])
+               if balance else None)
+    return fit_row_model(examples, l2=l2, fitted_on=fitted_on, example_weights=weights)
+
+
+def fit_weights(records: Sequence[Record], l2: float = DEFAULT_L2, fitted_on: str = "",
+                balance: bool = True) -> RowModel:
+    """The ranking weights fitted to the curators' choices of ``records``.
+
+    With ``balance`` (the default) every trait weighs the same
+    (:func:`trait_balanced_weights`); otherwise every series does.
+    """
+    pairs = [(r, e) for r, e in zip(records, _examples_by_record(records)) if e is not None]
+    return _fit(pairs, l2, fitted_on, balance)
 
 
 def cross_validated_models(records: Sequence[Record], folds: Sequence[FrozenSet[str]],
-                           l2: float = DEFAULT_L2) -> Dict[str, RowModel]:
-    """``{trait: weights fitted without the trait's fold}`` -- the held-out models."""
+                           l2: float = DEFAULT_L2, balance: bool = True,
+                           l2_grid: Optional[Sequence[float]] = None) -> Dict[str, RowModel]:
+    """``{trait: weights fitted without the trait's fold}`` -- the held-out models.
+
+    With ``l2_grid`` the penalty too is chosen without the fold: by
+    :func:`select_l2` on the training traits only (nested cross-validation);
+    ``l2`` is then ignored.
+    """
     examples = {id(r): e for r, e in zip(records, _examples_by_record(records))}
     models: Dict[str, RowModel] = {}
     for fold in folds:
-        training = [examples[id(r)] for r in records
-                    if r["trait"] not in fold and examples[id(r)] is not None]
-        model = fit_row_model(training, l2=l2,
-                              fitted_on=f"dev split without {', '.join(sorted(fold))}")
+        kept = [r for r in records if r["trait"] not in fold]
+        penalty = l2 if l2_grid is None else select_l2(kept, l2_grid, balance=balance,
+                                                        examples=examples)
+        training = [(r, examples[id(r)]) for r in kept if examples[id(r)] is not None]
+        model = _fit(training, penalty, f"dev split without {', '.join(sorted(fold))}", balance)
         for trait in fold:
             models[trait] = model
     return models
+
+
+#: Penalties :func:`select_l2` chooses from by default.
+L2_GRID = (1.0, 2.0, 3.0, 4.0)
+#: Folds of traits of the inner cross-validation of :func:`select_l2`.
+INNER_FOLDS = 5
+
+
+def select_l2(records: Sequence[Record], grid: Sequence[float] = L2_GRID,
+              n_folds: int = INNER_FOLDS, balance: bool = True,
+              examples: Optional[Dict[int, Optional[Example]]] = None) -> float:
+    """The penalty of ``grid`` whose weights choose the curators' trait rows best.
+
+    Cross-validation by trait within ``records`` (``n_folds`` folds of
+    traits, :func:`trait_folds`); the score is the share of series whose
+    trait row (or "no row") the ranking gets right. Ties go to the smaller
+    penalty. ``examples`` (``{id(record): example}``) saves rebuilding them.
+    """
+    if examples is None:
+        examples = {id(r): e for r, e in zip(records, _examples_by_record(records))}
+    folds = trait_folds(records, n_folds)
+    best, best_hits = grid[0], -1
+    for penalty in grid:
+        hits = 0
+        for fold in folds:
+            training = [(r, examples[id(r)]) for r in records
+                        if r["trait"] not in fold and examples[id(r)] is not None]
+            model = _fit(training, penalty, "", balance)
+            hits += sum(_ranked_row(examples[id(r)], model) == r.get("trait_row")
+                        for r in records if r["trait"] in fold and examples[id(r)] is not None)
+        if hits > best_hits:
+            best, best_hits = penalty, hits
+    return best
+
+
+def _ranked_row(example: Example, model: RowModel) -> Any:
+    options, _ = example
+    return best_alternative(score_alternatives(options, model)).row
 
 
 def _examples_by_record(records: Sequence[Record]) -> List[Optional[Example]]:
@@ -210,9 +286,15 @@ def score(scorer: ModuleType, records: Sequence[Record], rows_fn: Callable,
 
 
 def cross_validate(scorer: ModuleType, records: Sequence[Record],
-                   n_folds: Optional[int] = None, l2: float = DEFAULT_L2) -> Dict[str, Any]:
-    """The scorer's figures with every trait answered by weights fitted without it."""
-    models = cross_validated_models(records, trait_folds(records, n_folds), l2)
+                   n_folds: Optional[int] = None, l2: float = DEFAULT_L2,
+                   balance: bool = True, l2_grid: Optional[Sequence[float]] = None
+                   ) -> Dict[str, Any]:
+    """The scorer's figures with every trait answered by weights fitted without it.
+
+    ``l2_grid``: choose the penalty inside each fold too (nested, :func:`select_l2`).
+    """
+    models = cross_validated_models(records, trait_folds(records, n_folds), l2, balance,
+                                    l2_grid)
     rules = HeldOutRules(models)
     return score(scorer, records, rules.rows, rules.values)
 
@@ -336,6 +418,13 @@ def build_parser() -> argparse.ArgumentParser:
                              f"package's {MODEL_FILE})")
     parser.add_argument("--l2", type=float, default=DEFAULT_L2,
                         help=f"L2 penalty of the weights (default: {DEFAULT_L2})")
+    parser.add_argument("--nested", action="store_true",
+                        help=f"with --cv: choose the L2 penalty inside each fold from "
+                             f"{', '.join(map(str, L2_GRID))} by {INNER_FOLDS}-fold "
+                             f"cross-validation on the fold's training traits (--l2 ignored)")
+    parser.add_argument("--per-series", action="store_true",
+                        help="weigh every series the same in the fit (default: every "
+                             "trait the same)")
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--cv", action="store_true",
                         help="print the cross-validated headline figures")
@@ -354,7 +443,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.fit:
             traits = sorted({r["trait"] for r in records})
             model = fit_weights(records, args.l2, fitted_on=(
-                f"{CORPUS_FILE} ({args.subset}: {len(records)} series, {len(traits)} traits)"))
+                f"{CORPUS_FILE} ({args.subset}: {len(records)} series, {len(traits)} traits)"),
+                balance=not args.per_series)
             target = args.out or Path(str(resources.files(
                 "tools.preprocess.clinical_rules").joinpath(MODEL_FILE)))
             atomic_write_text(target, model.to_json())
@@ -365,7 +455,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 print(f"{count:5d}  {name}")
             return 0
         summary = cross_validate(load_module(args.corpus / SCORER_FILE), records,
-                                 args.folds, args.l2)
+                                 args.folds, args.l2, balance=not args.per_series,
+                                 l2_grid=L2_GRID if args.nested else None)
     except InputFileError as exc:
         print(f"devset: error: {exc}", file=sys.stderr)
         return 2

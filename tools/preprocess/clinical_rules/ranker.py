@@ -9,7 +9,9 @@ probability is the decision's confidence.
 The weights are generic -- they say how much "a value names the trait",
 "the key is a response key" or "another row says every sample is a case"
 count, for any trait -- and are fitted to curators' decisions by
-:func:`fit_row_model` (L2-penalised maximum likelihood, L-BFGS, deterministic).
+:func:`fit_row_model` (L2-penalised maximum likelihood, L-BFGS, deterministic;
+each series' log-likelihood may carry a weight -- the development harness
+gives every trait the same total, :func:`.devset.trait_balanced_weights`).
 The shipped weights (``row_model.json``, package data) were fitted on the
 development split of real curators' decisions; their accuracy on traits they
 were not fitted on is measured by cross-validation by trait
@@ -34,8 +36,11 @@ from tools.preprocess.clinical_rules.features import (RowProfile, as_vector, fea
 
 #: The shipped weights (package data).
 MODEL_FILE = "row_model.json"
-#: L2 penalty of :func:`fit_row_model` (on the sum of log-likelihoods).
-DEFAULT_L2 = 1.0
+#: L2 penalty of :func:`fit_row_model` (on the weighted sum of log-likelihoods).
+#: The best of (1, 2, 3, 4) in cross-validation by trait on the development
+#: split (a development choice; nested cross-validation, which chooses it inside
+#: each fold, is ``devset --cv --nested``; docs/preprocessing_clinical.md).
+DEFAULT_L2 = 2.0
 
 NO_ROW = None
 
@@ -150,23 +155,30 @@ def best_alternative(scored: Sequence[Alternative]) -> Alternative:
     return best
 
 
-def _negative_log_likelihood(weights: np.ndarray, groups: Sequence[Tuple[np.ndarray, int]],
+def _negative_log_likelihood(weights: np.ndarray, matrix: np.ndarray, starts: np.ndarray,
+                             group: np.ndarray, gold: np.ndarray, example_weights: np.ndarray,
                              l2: float) -> Tuple[float, np.ndarray]:
-    value = 0.5 * l2 * float(weights @ weights)
-    grad = l2 * weights.copy()
-    for matrix, gold in groups:
-        scores = matrix @ weights
-        top = scores.max()
-        exps = np.exp(scores - top)
-        total = exps.sum()
-        probs = exps / total
-        value -= scores[gold] - top - math.log(total)
-        grad -= matrix[gold] - probs @ matrix
+    """Penalised negative log-likelihood of the conditional logit and its gradient.
+
+    ``matrix`` stacks every series' alternatives; ``starts`` is where each
+    series begins, ``group`` the series of each alternative, ``gold`` the row
+    of each series' chosen alternative, ``example_weights`` each series' weight.
+    """
+    scores = matrix @ weights
+    top = np.maximum.reduceat(scores, starts)
+    exps = np.exp(scores - top[group])
+    totals = np.add.reduceat(exps, starts)
+    probs = exps / totals[group]
+    log_likelihood = scores[gold] - top - np.log(totals)
+    value = 0.5 * l2 * float(weights @ weights) - float(example_weights @ log_likelihood)
+    grad = l2 * weights - (example_weights @ matrix[gold]
+                           - (probs * example_weights[group]) @ matrix)
     return value, grad
 
 
 def fit_row_model(examples: Sequence[Tuple[Sequence[Alternative], int]],
-                  l2: float = DEFAULT_L2, fitted_on: str = "") -> RowModel:
+                  l2: float = DEFAULT_L2, fitted_on: str = "",
+                  example_weights: Optional[Sequence[float]] = None) -> RowModel:
     """Fit the weights to decisions (L2-penalised conditional logit).
 
     Parameters
@@ -178,16 +190,29 @@ def fit_row_model(examples: Sequence[Tuple[Sequence[Alternative], int]],
         Penalty on the squared weights.
     fitted_on : str
         Provenance to record in the model.
+    example_weights : sequence of float, optional
+        Weight of each example's log-likelihood (default: 1 each). An example
+        of weight 2 counts as the same example given twice.
 
     Returns
     -------
     RowModel
     """
     names = feature_names()
-    groups = [(np.array([as_vector(a.features) for a in options]), gold)
-              for options, gold in examples]
+    if not examples:
+        raise ValueError("fit_row_model needs at least one example")
+    weights = (np.ones(len(examples)) if example_weights is None
+               else np.asarray(example_weights, dtype=float))
+    if weights.shape != (len(examples),) or not np.all(weights >= 0):
+        raise ValueError("example_weights must hold one non-negative weight per example")
+    matrices = [np.array([as_vector(a.features) for a in options]) for options, _ in examples]
+    sizes = np.array([len(m) for m in matrices])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    gold = starts + np.array([g for _, g in examples])
+    group = np.repeat(np.arange(len(examples)), sizes)
     start = np.zeros(len(names))
-    result = minimize(_negative_log_likelihood, start, args=(groups, l2), jac=True,
+    result = minimize(_negative_log_likelihood, start,
+                      args=(np.vstack(matrices), starts, group, gold, weights, l2), jac=True,
                       method="L-BFGS-B", options={"maxiter": 2000, "gtol": 1e-8})
     return RowModel(weights=dict(zip(names, (float(w) for w in result.x))), l2=l2,
                     fitted_on=fitted_on)

@@ -24,10 +24,10 @@ TARGETS = {"trait_row": 0.75, "trait_values": 0.75, "age_row": 0.97, "gender_row
 #: Targets the rules do not reach yet, with the figure measured when this was
 #: written (leave one trait out, clean subset). Strict: reaching one fails the
 #: test, so that the list is updated.
-UNMET = {"trait_row": "71.2 %", "gender_row": "96.3 %"}
+UNMET = {"trait_row": "73.1 %", "gender_row": "96.3 %"}
 #: Regression floors (a little under the measured figures).
-FLOORS = {"trait_row": 0.70, "trait_values": 0.82, "age_row": 0.97, "gender_row": 0.96,
-          "all_rows": 0.67}
+FLOORS = {"trait_row": 0.72, "trait_values": 0.82, "age_row": 0.97, "gender_row": 0.96,
+          "all_rows": 0.69}
 #: Figures that must never fall below the keyword baseline's.
 VERSUS_BASELINE = ("trait_row", "trait_values", "age_row", "gender_row")
 
@@ -114,12 +114,32 @@ def test_held_out_weights_never_saw_their_trait(records):
     assert models[next(iter(folds[0]))].weights != whole.weights
 
 
+@pytest.mark.slow
+def test_nested_cross_validation_chooses_the_penalty_without_the_held_out_trait(records):
+    folds = devset.trait_folds(records)
+    held_out = next(iter(folds[0]))
+    # a penalty far too strong chooses the rows worse on the training traits
+    assert devset.select_l2([r for r in records if r["trait"] != held_out],
+                            grid=(1e4, 2.0)) == 2.0
+    models = devset.cross_validated_models(records, folds[:1], l2=1e4, l2_grid=(3.0,))
+    assert models[held_out].l2 == 3.0                       # the grid's, not ``l2``
+    assert models[held_out].fitted_on == f"dev split without {held_out}"
+
+
 def test_the_shipped_weights_are_the_whole_split_fit(records):
     """row_model.json is fit_weights on the clean subset (regenerate with --fit)."""
     shipped = json.loads((REPO_ROOT / "tools" / "preprocess" / "clinical_rules"
                           / "row_model.json").read_text("utf-8"))
     fitted = json.loads(devset.fit_weights(records, fitted_on=shipped["fitted_on"]).to_json())
     assert fitted["weights"] == pytest.approx(shipped["weights"], abs=1e-4)
+
+
+def test_trait_balanced_weights_give_every_trait_the_same_share():
+    weights = devset.trait_balanced_weights(["A", "A", "A", "B"])
+    assert weights == pytest.approx([2 / 3, 2 / 3, 2 / 3, 2.0])   # 1/3, 1/3, 1/3, 1 scaled
+    assert sum(weights[:3]) == pytest.approx(weights[3])           # trait A = trait B
+    assert sum(weights) == pytest.approx(4)                        # mean 1: the L2 keeps its scale
+    assert devset.trait_balanced_weights([]) == []
 
 
 def test_trait_folds_are_fixed():

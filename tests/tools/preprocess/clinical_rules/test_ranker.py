@@ -58,6 +58,25 @@ def test_fitting_learns_a_preference_deterministically():
     assert abs(shrunk.weights["control"]) < abs(first.weights["control"])
 
 
+def test_an_example_of_weight_two_counts_as_the_example_twice():
+    """``example_weights`` scale each series' log-likelihood (trait-balanced fits)."""
+    def option(row, **features):
+        return Alternative(row, dict(features))
+    takes_control = ([option(0, strong=1.0), option(1, control=1.0)], 1)
+    takes_strong = ([option(0, strong=1.0), option(1, control=1.0)], 0)
+    twice = fit_row_model([takes_control, takes_control, takes_strong], l2=1.0)
+    weighted = fit_row_model([takes_control, takes_strong], l2=1.0, example_weights=[2.0, 1.0])
+    assert weighted.weights == pytest.approx(twice.weights, abs=1e-6)
+    assert weighted.weights["control"] > weighted.weights["strong"]
+    # the weights decide: the other way round the other alternative wins
+    reverse = fit_row_model([takes_control, takes_strong], l2=1.0, example_weights=[1.0, 2.0])
+    assert reverse.weights["strong"] > reverse.weights["control"]
+    with pytest.raises(ValueError, match="one non-negative weight per example"):
+        fit_row_model([takes_control], example_weights=[1.0, 1.0])
+    with pytest.raises(ValueError, match="at least one example"):
+        fit_row_model([])
+
+
 def test_a_model_without_weights_ties_and_keeps_the_first_row():
     scored = score_alternatives(alternatives(ASTHMA, "Asthma", "", exclude=[1, 3]),
                                 RowModel(weights={}))
