@@ -25,9 +25,11 @@
 * Any other model (:func:`cross_validate_fits`, the one generic loop): per
   fold, genes standardized with the training statistics, one fit per penalty,
   test samples predicted, the fit's ranked genes compared with the known
-  genes. The LMM runs through it with nothing to tune (its per-gene tests have
-  no penalty): the predictions of a least-squares refit of the fold's selected
-  genes, and the selection metrics of the genes with corrected p < 0.05.
+  genes. The LMM's results are this loop's with nothing to tune (its per-gene
+  tests have no penalty): the predictions of a least-squares refit of the fold's
+  selected genes, and the selection metrics of the genes with corrected p < 0.05
+  (:mod:`tools.statistics.lmm_cv` computes them bit for bit, standardizing only
+  the held-out genes the refit reads).
 """
 
 from __future__ import annotations
