@@ -72,7 +72,7 @@ def single_precision_decision(X: np.ndarray, threshold: float, k: int = N_EIGENV
         not fit float32), and the float64 computation must decide.
     """
     n, p = X.shape
-    scale = float(np.max(np.abs(X), initial=0.0))
+    scale = max(float(np.max(X, initial=0.0)), -float(np.min(X, initial=0.0)))  # no |X| copy
     if not np.isfinite(scale) or scale > 1e15 or (p + 3) * UNIT_ROUNDOFF_32 > 0.01:
         return None
     mean = X.mean(axis=0)

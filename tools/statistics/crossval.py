@@ -25,9 +25,11 @@
 * Any other model (:func:`cross_validate_fits`, the one generic loop): per
   fold, genes standardized with the training statistics, one fit per penalty,
   test samples predicted, the fit's ranked genes compared with the known
-  genes. The LMM runs through it with nothing to tune (its per-gene tests have
-  no penalty): the predictions of a least-squares refit of the fold's selected
-  genes, and the selection metrics of the genes with corrected p < 0.05.
+  genes. The LMM's results are this loop's with nothing to tune (its per-gene
+  tests have no penalty): the predictions of a least-squares refit of the fold's
+  selected genes, and the selection metrics of the genes with corrected p < 0.05
+  (:mod:`tools.statistics.lmm_cv` computes them bit for bit, standardizing only
+  the held-out genes the refit reads).
 """
 
 from __future__ import annotations
@@ -338,25 +340,41 @@ def cross_validate_fits(fit: FitFunction, X: np.ndarray, y: np.ndarray, Z: Optio
         every fold's arithmetic is unchanged, so are the results.
     """
     y = np.asarray(y, dtype=float)
-    binary = is_binary(y)
-    folds = make_folds(y, binary) if folds is None else folds
+    folds = make_folds(y, is_binary(y)) if folds is None else folds
     X = np.asarray(X)
     X = X.astype(dtype) if X.dtype != dtype else X
-    variance = float(np.var(y))
-    reference_set = set(reference)
 
-    def one_fold(test: np.ndarray) -> List[Tuple[np.ndarray, Dict[str, float], bool]]:
+    def one_fold(test: np.ndarray) -> FoldOutcome:
         train, X_train, X_test = fold_rows(X, test, dtype)
         results = []
         for penalty in penalties:
             fitted = fit(X_train, y[train], _rows(Z, train), penalty)
-            predicted = np.asarray(fitted.predict(X_test, _rows(Z, test)), dtype=float)
-            chosen = fitted.ranked_genes(gene_names, threshold)["Variable"]
-            results.append((predicted, selection_metrics(chosen, reference),
-                            bool(reference_set.intersection(chosen))))
+            results.append(fold_outcome(fitted.predict(X_test, _rows(Z, test)),
+                                        fitted.ranked_genes(gene_names, threshold)["Variable"],
+                                        reference))
         return results
 
     outcomes = list(executor.map(one_fold, folds) if executor else map(one_fold, folds))
+    return grid_of_folds(penalties, folds, y, outcomes, reference)
+
+
+FoldOutcome = List[Tuple[np.ndarray, Dict[str, float], bool]]
+
+
+def fold_outcome(predicted: np.ndarray, chosen: Sequence[str], reference: Sequence[str]
+                 ) -> Tuple[np.ndarray, Dict[str, float], bool]:
+    """One fit's part of a fold's outcome: its predictions of the held-out samples, the
+    selection metrics of its genes ``chosen`` and whether one of them is a known gene."""
+    return (np.asarray(predicted, dtype=float), selection_metrics(chosen, reference),
+            bool(set(reference).intersection(chosen)))
+
+
+def grid_of_folds(penalties: Sequence[Optional[float]], folds: List[np.ndarray], y: np.ndarray,
+                  outcomes: Sequence[FoldOutcome], reference: Sequence[str]) -> GridCV:
+    """The cross-validated metrics of each penalty from every fold's outcomes
+    (per fold, per penalty: :func:`fold_outcome`)."""
+    y = np.asarray(y, dtype=float)
+    binary, variance = is_binary(y), float(np.var(y))
     truths = [y[test] for test in folds]
     indices = range(len(penalties))
     return GridCV(tuple(penalties),

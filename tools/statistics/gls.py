@@ -147,7 +147,8 @@ def screen(model: NullModel, X: np.ndarray, threshold: float,
     product = (rows @ X).astype(float)                       # (r + rank + 1, p)
     spikes, in_c, sxy = product[:r], product[r:-1], product[-1]
     explained = np.sum(in_c * in_c, axis=0)
-    spiked = np.sum(spikes * spikes, axis=0)
+    spikes2 = spikes * spikes
+    spiked = np.sum(spikes2, axis=0)
     if standardized:
         norm2, norm2_up = (1.0 - UNIT_NORM_SLACK) * n, (1.0 + UNIT_NORM_SLACK) * n
     else:
@@ -155,7 +156,7 @@ def screen(model: NullModel, X: np.ndarray, threshold: float,
     outside_c = norm2 - explained                            # ||E'x||^2 (a lower bound)
     rest_norm = np.maximum(outside_c - spiked, 0.0)
     rest_norm_up = np.maximum(norm2_up - explained - spiked, 0.0)
-    exact = model.w[top] @ (spikes * spikes)
+    exact = model.w[top] @ spikes2
     sxx_low = exact + model.w[rest].min() * rest_norm
     sxx_up = exact + model.w[rest].max() * rest_norm_up
     cut = -special.stdtrit(model.df, threshold / 2.0)

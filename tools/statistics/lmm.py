@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Real
-from typing import Optional
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
@@ -256,6 +256,22 @@ def refit_selected(X_std: np.ndarray, y: np.ndarray, Z: Optional[np.ndarray],
     return coef
 
 
+def predict_refit(selected: np.ndarray, refit: np.ndarray, fixed: np.ndarray,
+                  columns: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Predictions of a :func:`refit_selected`: ``[fixed, genes] @ refit``.
+
+    Parameters
+    ----------
+    selected : the fit's selected genes, best first (the refit took the first of them).
+    refit : the refit's coefficients (``fixed``'s columns first).
+    fixed : ``[1, Z]`` of the new samples.
+    columns : gives the new samples' standardized values of the genes it is passed
+        (the first ``refit.size - fixed.shape[1]`` selected ones): only those are needed.
+    """
+    chosen = np.asarray(selected)[: refit.size - fixed.shape[1]]
+    return np.hstack([fixed, np.asarray(columns(chosen), dtype=float)]) @ refit
+
+
 def selected_genes(tests: GeneTests, threshold: float = FDR_THRESHOLD) -> np.ndarray:
     """Indices of the selected genes of a test result, best first."""
     return tests.significant(threshold).indices
@@ -333,15 +349,17 @@ class LMM(RegressorMixin, BaseEstimator):
         (a least-squares fit of at most a third of the training samples' count
         of genes), so that ``predict`` leaves the estimator unchanged.
         """
-        fit = self._fitted()
+        self._fitted()
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         Z = _covariates(Z, X.shape[0])
+        return predict_refit(*self.refit(), design(Z, X.shape[0]), lambda chosen: X[:, chosen])
+
+    def refit(self) -> Tuple[np.ndarray, np.ndarray]:
+        """The selected genes (best first) and the coefficients of :func:`refit_selected`
+        on the training samples (what :meth:`predict` uses, see :func:`predict_refit`)."""
         X_train, y, Z_train = self._train
-        selected = fit.selected(self.threshold)
-        refit = refit_selected(X_train, y, Z_train, selected)
-        chosen = selected[: refit.size - design(Z, X.shape[0]).shape[1]]
-        A = np.hstack([design(Z, X.shape[0]), np.asarray(X[:, chosen], dtype=float)])
-        return A @ refit
+        selected = self._fitted().selected(self.threshold)
+        return selected, refit_selected(X_train, y, Z_train, selected)
 
     def predict_blup(self, X: np.ndarray, Z: Optional[np.ndarray] = None) -> np.ndarray:
         """BLUP over every gene (see :meth:`LMMFit.predict_blup`)."""

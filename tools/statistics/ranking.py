@@ -20,7 +20,10 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from utils.precision import round_array
+from utils.precision import RESULT_DIGITS, round_array
+
+# relative change of a value rounded to RESULT_DIGITS significant digits, with room
+ROUNDING_SLACK = 2 * 10.0 ** -(RESULT_DIGITS - 1)
 
 
 def rank_by_coefficient(names: Sequence[str], coef: np.ndarray) -> List[int]:
@@ -47,9 +50,13 @@ def rank_significant(coef: np.ndarray, corrected_p: np.ndarray,
     array([1, 0])
     """
     coef = np.asarray(coef, dtype=float)
-    corrected = round_array(np.asarray(corrected_p, dtype=float))
-    hits = np.flatnonzero(corrected < threshold)
-    order = np.lexsort((hits, -round_array(np.abs(coef[hits])), corrected[hits]))
+    corrected_p = np.asarray(corrected_p, dtype=float)
+    # rounding moves a value by at most half a unit of its 6th digit (5e-6 of it):
+    # only values below threshold * (1 + ROUNDING_SLACK) can round below threshold
+    near = np.flatnonzero(corrected_p < threshold * (1.0 + ROUNDING_SLACK))
+    corrected = round_array(corrected_p[near])
+    hits, corrected = near[corrected < threshold], corrected[corrected < threshold]
+    order = np.lexsort((hits, -round_array(np.abs(coef[hits])), corrected))
     return hits[order]
 
 

@@ -16,14 +16,15 @@ the same arithmetic. The numerics are in :mod:`tools.statistics.lmm`,
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
 from tools.statistics.crossval import GridCV
 from tools.statistics.inputs import ProblemData
 from tools.statistics.lmm import LMM
+from tools.statistics.lmm_cv import cross_validate_lmm
 from tools.statistics.models.base import EstimatorFit, FittedModel, StatisticalModel
 from tools.statistics.ranking import gene_table
 
@@ -77,6 +78,17 @@ class LinearMixedModel(StatisticalModel):
             estimator._fit(X_std, y, Z, standardized=True)
         else:
             estimator.fit(X_std, y, Z)
+
+    def cross_validate(self, X: np.ndarray, y: np.ndarray, Z: Any, gene_names: Sequence[str],
+                       reference: Sequence[str], penalties: Sequence[Any],
+                       folds: List[np.ndarray], executor: Optional[Executor] = None) -> GridCV:
+        """The generic loop's results (:func:`tools.statistics.lmm_cv.cross_validate_lmm`:
+        only the held-out genes the refit predictions read are standardized)."""
+        if not issubclass(self.constructor, LMM):
+            return super().cross_validate(X, y, Z, gene_names, reference, penalties, folds,
+                                          executor)
+        return cross_validate_lmm(self.fit, X, y, Z, gene_names, reference, penalties, folds,
+                                  self.config.fdr_threshold, self.fold_dtype, executor)
 
     def analyse(self, data: ProblemData, folds: List[np.ndarray], workers: int = 1
                 ) -> Dict[str, Any]:
