@@ -48,7 +48,7 @@ from numbers import Integral, Real
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from scipy.linalg.lapack import dpotrf, dtrtri
+from scipy.linalg.lapack import dpotrf, dpotrs, dtrtri
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -184,6 +184,19 @@ class _ActiveSet:
         if info != 0:
             raise np.linalg.LinAlgError(f"dtrtri failed with info={info}")
         self._inv[:k, :k] = inv_chol.T @ inv_chol
+
+    def solve_factored(self, vector: np.ndarray) -> np.ndarray:
+        """``G^{-1} vector`` from a fresh Cholesky factorization of the Gram matrix
+        (LAPACK's potrf and potrs); the stored inverse is left as it is."""
+        k = len(self.members)
+        chol, info = dpotrf(self._gram[:k, :k], lower=1, clean=0)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"{info}-th leading minor of the Gram matrix is "
+                                        "not positive definite")
+        solution, info = dpotrs(chol, vector, lower=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"dpotrs failed with info={info}")
+        return solution
 
     def solve(self, vector: np.ndarray) -> np.ndarray:
         """``G^{-1} vector``."""
@@ -372,15 +385,22 @@ class _Homotopy:
         """Working-set positions of the active genes."""
         return self.set.members
 
-    def exact_coef(self, refresh: bool = True) -> None:
+    def exact_coef(self, refresh: bool = True, factor: bool = False) -> None:
         """Set the coefficients solving the KKT equalities of the current active set.
 
-        ``refresh=False`` when the inverse Gram matrix was just recomputed.
+        ``refresh=False`` when the inverse Gram matrix was just recomputed;
+        ``factor=True`` (without ``refresh``): solved by a fresh Cholesky
+        factorization, the updated inverse kept (it is refreshed every
+        ``REFRESH_EVERY`` events).
         """
         if len(self.set):
+            right = self.set.rows_y - self.level * self.signs
+            if factor and not refresh:
+                self.coef[:] = self.set.solve_factored(right)
+                return
             if refresh:
                 self.set.refresh()
-            self.coef[:] = self.set.solve(self.set.rows_y - self.level * self.signs)
+            self.coef[:] = self.set.solve(right)
 
     def residual(self) -> np.ndarray:
         """``y - X_A beta_A``."""
@@ -520,9 +540,10 @@ class _Homotopy:
                         direction = buffer[:k + 1]
                 knots.append((level, self.just_dropped, change, event))
         self.steps += events
-        # a grid penalty's coefficients come from a freshly inverted Gram matrix;
-        # between grid penalties the updated inverse is refreshed now and then
-        self.exact_coef(refresh=self.level <= target or self.set.updates >= REFRESH_EVERY)
+        # a grid penalty's coefficients come from a fresh Cholesky factorization
+        # of the Gram matrix; the updated inverse is refreshed every
+        # REFRESH_EVERY events (its O(k^3) inversion is not needed for a solve)
+        self.exact_coef(refresh=self.set.updates >= REFRESH_EVERY, factor=self.level <= target)
         self.refresh_correlations()
 
     def knot_residuals(self) -> np.ndarray:
