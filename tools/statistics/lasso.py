@@ -25,8 +25,10 @@ Solver: *working-set LARS-lasso homotopy with KKT certification*.
   genes is the exact Lasso solution (the problem is convex), so the working
   set only changes speed, never the answer.
 * The active set's inverse Gram matrix is updated in O(k^2) per event and
-  recomputed by Cholesky at every check; coefficients at a checked point are
-  re-solved from the active set and signs, so round-off does not accumulate.
+  recomputed by Cholesky every ``REFRESH_EVERY`` events; coefficients at a
+  checked point are re-solved from the active set and signs (at a grid
+  penalty by a fresh Cholesky factorization of the Gram matrix), so round-off
+  does not accumulate.
 * On a large working set an event's product ``X_W u`` is done in float32;
   the steps are then rigorous lower bounds and the genes that may enter
   first are re-evaluated in float64, so the events are the float64 ones.
