@@ -45,6 +45,8 @@ Usage::
     python benchmarks/bench_regress.py --skip-full-set # parts 1-2 only
     python benchmarks/bench_regress.py --skip-full-set --no-naive --before main
     python benchmarks/bench_regress.py --full-set-only --jobs 2
+    python benchmarks/bench_regress.py --full-set-only --every-trait 4 --workdir W \
+        --regress-name regress_after     # a quarter of the traits, for compare_regress.py
 """
 
 from __future__ import annotations
@@ -406,14 +408,22 @@ class WorkerMemory:
         self._thread.join()
 
 
-def part_full_set(jobs: int, n_genes: int, workdir: Path, regress_name: str = "regress"
-                  ) -> None:
-    """Part 3."""
+def every_trait(problems: List[Problem], every: int = 1, offset: int = 0) -> List[Problem]:
+    """The problems of every ``every``-th trait (sorted by name) from the ``offset``-th on:
+    a subset of part 3 that keeps each trait's problems together."""
+    traits = sorted({problem.trait for problem in problems})
+    chosen = set(traits[offset::every])
+    return [problem for problem in problems if problem.trait in chosen]
+
+
+def part_full_set(jobs: int, n_genes: int, workdir: Path, regress_name: str = "regress",
+                  every: int = 1, offset: int = 0) -> None:
+    """Part 3 (on every ``every``-th trait's problems, :func:`every_trait`)."""
     if not TASK_INFO.exists():
         print(f"skipping the full problem set: {TASK_INFO} not found")
         return
     task_info = load_task_info(TASK_INFO)
-    problems = enumerate_problems(task_info)
+    problems = every_trait(enumerate_problems(task_info), every, offset)
     start = time.perf_counter()
     preprocess = workdir / "preprocess"
     if (workdir / "generated.ok").exists():
@@ -464,6 +474,11 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help="keep part 3's tree here")
     parser.add_argument("--regress-name", default="regress",
                         help="part 3 writes its results to WORKDIR/REGRESS_NAME")
+    parser.add_argument("--every-trait", type=int, default=1, metavar="K",
+                        help="part 3 runs only the problems of every K-th trait (sorted by "
+                             "name; the whole tree is still generated)")
+    parser.add_argument("--trait-offset", type=int, default=0, metavar="J",
+                        help="with --every-trait: start from the J-th trait")
     parser.add_argument("--before", metavar="REF",
                         help="also time parts 1 with the code of git revision REF, side by "
                              "side (worker processes, problems handed out alternately)")
@@ -478,10 +493,12 @@ def main() -> None:
     if not args.skip_full_set:
         if args.workdir:
             args.workdir.mkdir(parents=True, exist_ok=True)
-            part_full_set(args.jobs, args.genes, args.workdir, args.regress_name)
+            part_full_set(args.jobs, args.genes, args.workdir, args.regress_name,
+                          args.every_trait, args.trait_offset)
         else:
             with tempfile.TemporaryDirectory() as folder:
-                part_full_set(args.jobs, args.genes, Path(folder))
+                part_full_set(args.jobs, args.genes, Path(folder), every=args.every_trait,
+                              offset=args.trait_offset)
 
 
 if __name__ == "__main__":

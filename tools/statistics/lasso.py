@@ -25,8 +25,10 @@ Solver: *working-set LARS-lasso homotopy with KKT certification*.
   genes is the exact Lasso solution (the problem is convex), so the working
   set only changes speed, never the answer.
 * The active set's inverse Gram matrix is updated in O(k^2) per event and
-  recomputed by Cholesky at every check; coefficients at a checked point are
-  re-solved from the active set and signs, so round-off does not accumulate.
+  recomputed by Cholesky every ``REFRESH_EVERY`` events; coefficients at a
+  checked point are re-solved from the active set and signs (at a grid
+  penalty by a fresh Cholesky factorization of the Gram matrix), so round-off
+  does not accumulate.
 * On a large working set an event's product ``X_W u`` is done in float32;
   the steps are then rigorous lower bounds and the genes that may enter
   first are re-evaluated in float64, so the events are the float64 ones.
@@ -48,7 +50,7 @@ from numbers import Integral, Real
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from scipy.linalg.lapack import dpotrf, dtrtri
+from scipy.linalg.lapack import dpotrf, dpotrs, dtrtri
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -185,6 +187,19 @@ class _ActiveSet:
             raise np.linalg.LinAlgError(f"dtrtri failed with info={info}")
         self._inv[:k, :k] = inv_chol.T @ inv_chol
 
+    def solve_factored(self, vector: np.ndarray) -> np.ndarray:
+        """``G^{-1} vector`` from a fresh Cholesky factorization of the Gram matrix
+        (LAPACK's potrf and potrs); the stored inverse is left as it is."""
+        k = len(self.members)
+        chol, info = dpotrf(self._gram[:k, :k], lower=1, clean=0)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"{info}-th leading minor of the Gram matrix is "
+                                        "not positive definite")
+        solution, info = dpotrs(chol, vector, lower=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"dpotrs failed with info={info}")
+        return solution
+
     def solve(self, vector: np.ndarray) -> np.ndarray:
         """``G^{-1} vector``."""
         k, r = len(self.members), self._pending
@@ -201,15 +216,15 @@ class _ActiveSet:
             column += self._left[:k, :r] @ self._right[i, :r]
         return column
 
-    def _rank_one(self, left: np.ndarray, right: np.ndarray) -> None:
-        """Add ``left right^T`` to the leading block of the inverse (kept aside)."""
-        k = left.size
-        if self._pending == PENDING:
+    def _slot(self, k: int) -> int:
+        """The column of ``U`` and ``W`` for the next rank-one term on the leading
+        ``k`` rows (the kept terms are folded into the stored inverse when full)."""
+        r = self._pending
+        if r == PENDING:
             self._inv[:k, :k] += self._left[:k] @ self._right[:k].T
-            self._pending = 0
-        self._left[:k, self._pending] = left
-        self._right[:k, self._pending] = right
-        self._pending += 1
+            r = 0
+        self._pending = r + 1
+        return r
 
     def try_add(self, j: int) -> bool:
         """Add gene ``j`` unless it is (numerically) collinear with the set."""
@@ -219,19 +234,26 @@ class _ActiveSet:
         if norm2 <= 0.0 or k >= self._rows.shape[0]:
             return False
         cross = self._rows[:k] @ x
-        projected = self.solve(cross)
+        # G^-1 cross (:meth:`solve`, inline: this runs at every entering gene)
+        r = self._pending
+        projected = self._inv[:k, :k] @ cross
+        if r:
+            projected += self._left[:k, :r] @ (self._right[:k, :r].T @ cross)
         pivot2 = norm2 - float(cross @ projected)
         if pivot2 <= COLLINEAR_TOL * norm2:
             return False
-        scaled = projected / pivot2
         self.border = (projected, pivot2)
         # the new member's row of U and W is zero: its row and column of the
-        # inverse are stored in full
-        self._left[k] = 0.0
-        self._right[k] = 0.0
-        self._rank_one(projected, scaled)
-        inv = self._inv
-        inv[k, :k] = inv[:k, k] = -scaled
+        # inverse are stored in full. The rank-one term is projected times
+        # projected / pivot2, written in place.
+        left, right, inv = self._left, self._right, self._inv
+        left[k] = 0.0
+        right[k] = 0.0
+        r = self._slot(k)
+        left[:k, r] = projected
+        scaled = np.divide(projected, pivot2, out=right[:k, r])
+        np.negative(scaled, out=inv[k, :k])
+        inv[:k, k] = inv[k, :k]
         inv[k, k] = 1.0 / pivot2
         gram = self._gram
         gram[k, :k] = gram[:k, k] = cross
@@ -254,8 +276,11 @@ class _ActiveSet:
         size = last + 1
         column = self._column(i)
         self.removed_column = column
-        # block formula: the inverse without member i (its row and column become 0)
-        self._rank_one(column, column / -column[i])
+        # block formula: the inverse without member i (its row and column become
+        # 0), the rank-one term column times column / -column[i] written in place
+        r = self._slot(size)
+        self._left[:size, r] = column
+        np.divide(column, -column[i], out=self._right[:size, r])
         if i != last:
             for buffer in (self._gram, self._inv):
                 buffer[i, :size] = buffer[last, :size]
@@ -290,6 +315,7 @@ class _Homotopy:
         self.is_active[self.set.members] = True
         self.blocked = np.zeros(XW.shape[0], dtype=bool)
         self.excluded = self.is_active.copy()
+        self._floor = np.zeros(0)      # steps' floor of the excluded genes (see descend)
         self.steps = 0
         self.just_dropped = int(position[state.just_dropped]) if state.just_dropped >= 0 else -1
         self.just_added = -1
@@ -361,15 +387,22 @@ class _Homotopy:
         """Working-set positions of the active genes."""
         return self.set.members
 
-    def exact_coef(self, refresh: bool = True) -> None:
+    def exact_coef(self, refresh: bool = True, factor: bool = False) -> None:
         """Set the coefficients solving the KKT equalities of the current active set.
 
-        ``refresh=False`` when the inverse Gram matrix was just recomputed.
+        ``refresh=False`` when the inverse Gram matrix was just recomputed;
+        ``factor=True`` (without ``refresh``): solved by a fresh Cholesky
+        factorization, the updated inverse kept (it is refreshed every
+        ``REFRESH_EVERY`` events).
         """
         if len(self.set):
+            right = self.set.rows_y - self.level * self.signs
+            if factor and not refresh:
+                self.coef[:] = self.set.solve_factored(right)
+                return
             if refresh:
                 self.set.refresh()
-            self.coef[:] = self.set.solve(self.set.rows_y - self.level * self.signs)
+            self.coef[:] = self.set.solve(right)
 
     def residual(self) -> np.ndarray:
         """``y - X_A beta_A``."""
@@ -407,13 +440,23 @@ class _Homotopy:
         members, rows, XW = self.set.members, self.set._rows, self.XW
         all_signs, all_coef = self._signs, self._coef
         knots = self.knots
-        # candidate steps: row 0 is c_j reaching +level, row 1 c_j reaching -level
+        # candidate steps: row 0 is c_j reaching +level, row 1 c_j reaching -level;
+        # the correlations and the products X_W u are kept with both signs
+        # (rows c, -c and a, -a: the same bits as adding instead of
+        # subtracting), so that each array operation covers both rows
         steps, denominator = np.empty((2, m)), np.empty((2, m))
-        (steps_up, steps_down), (denominator_up, denominator_down) = steps, denominator
         blocked = np.empty((2, m), dtype=bool)
-        along = np.zeros(m)
+        signed_corr = np.empty((2, m))
+        signed_corr[0] = self.corr
+        np.negative(self.corr, out=signed_corr[1])
+        signed_along = np.zeros((2, m))
+        along, along_down = signed_along
         u = np.empty(n)
-        scaled_along = np.empty(m)
+        scaled_along = np.empty((2, m))
+        # the excluded genes' steps are inf: their numerators are raised to
+        # inf by this floor (0 elsewhere) before the division
+        self._floor = np.where(self.excluded, np.inf, 0.0)
+        events = 0
         ratio_buffer, product_buffer = np.empty(n + 1), np.empty(n + 1)
         moving = np.empty(n + 1, dtype=bool)
         drift = 0.0     # bound on |corr - X_W r| (0: exact up to float64 rounding)
@@ -425,12 +468,10 @@ class _Homotopy:
             for _ in range(max_steps):
                 if level <= target:
                     break
-                self.steps += 1
+                events += 1
                 k = len(members)
-                corr = self.corr
-                np.subtract(level - drift, corr, out=steps_up)
-                np.add(level - drift, corr, out=steps_down)
-                np.maximum(steps, 0.0, out=steps)
+                np.subtract(level - drift, signed_corr, out=steps)
+                np.maximum(steps, self._floor, out=steps)
                 error, change = 0.0, None
                 if k:
                     signs, coef = all_signs[:k], all_coef[:k]
@@ -442,12 +483,11 @@ class _Homotopy:
                         error = self._along(u, along, True)
                     else:
                         np.dot(XW, u, out=along)
-                    np.subtract(1.0 + error, along, out=denominator_up)
-                    np.add(1.0 + error, along, out=denominator_down)
+                    np.negative(along, out=along_down)
+                    np.subtract(1.0 + error, signed_along, out=denominator)
                 else:
                     denominator.fill(1.0)
                 np.less_equal(denominator, 1e-12, out=blocked)
-                blocked |= self.excluded
                 np.divide(steps, denominator, out=steps)
                 np.putmask(steps, blocked, np.inf)   # (faster than copyto with where=)
                 if self.just_dropped >= 0:
@@ -459,16 +499,16 @@ class _Homotopy:
                     # against its sign) and reaches it, after -coef / direction
                     # (the same bits as (coef s) / (-direction s), s = +-1);
                     # round-off of the wrong sign counts as zero, so the sign
-                    # of ``direction`` decides.
+                    # of ``direction`` decides. Kept negated, -max(-ratio, 0)
+                    # = min(ratio, -0) (zeros included), so the largest leaves.
                     ratio = np.divide(coef, direction, out=ratio_buffer[:k])
-                    np.negative(ratio, out=ratio)
-                    np.maximum(ratio, 0.0, out=ratio)
+                    np.minimum(ratio, -0.0, out=ratio)
                     towards = np.multiply(direction, signs, out=product_buffer[:k])
-                    np.putmask(ratio, np.greater_equal(towards, 0.0, out=moving[:k]), np.inf)
+                    np.putmask(ratio, np.greater_equal(towards, 0.0, out=moving[:k]), -np.inf)
                     if self.just_added >= 0:   # added by the last event: the last slot
-                        ratio[k - 1] = np.inf
-                    leave = int(ratio.argmin())
-                    step_out = float(ratio[leave])
+                        ratio[k - 1] = -np.inf
+                    leave = int(ratio.argmax())
+                    step_out = -float(ratio[leave])
                 if drift or error:
                     side, enter, step_in = self._entering(steps, residual, u, level,
                                                           min(step_stop, step_out))
@@ -481,7 +521,7 @@ class _Homotopy:
                     change = step * u
                     if single:   # _entering reads the current residual
                         residual -= change
-                    corr -= np.multiply(along, step, out=scaled_along)
+                    signed_corr -= np.multiply(signed_along, step, out=scaled_along)
                     if error:
                         drift += step * error + FLOAT64_SLACK * level
                 level = self.level = level - step
@@ -501,9 +541,11 @@ class _Homotopy:
                         _after_add(buffer, k, signs if k else buffer[:0], *self.set.border, sign)
                         direction = buffer[:k + 1]
                 knots.append((level, self.just_dropped, change, event))
-        # a grid penalty's coefficients come from a freshly inverted Gram matrix;
-        # between grid penalties the updated inverse is refreshed now and then
-        self.exact_coef(refresh=self.level <= target or self.set.updates >= REFRESH_EVERY)
+        self.steps += events
+        # a grid penalty's coefficients come from a fresh Cholesky factorization
+        # of the Gram matrix; the updated inverse is refreshed every
+        # REFRESH_EVERY events (its O(k^3) inversion is not needed for a solve)
+        self.exact_coef(refresh=self.set.updates >= REFRESH_EVERY, factor=self.level <= target)
         self.refresh_correlations()
 
     def knot_residuals(self) -> np.ndarray:
@@ -606,12 +648,14 @@ class _Homotopy:
         self.is_active[gene] = False
         self.blocked[:] = False
         self.excluded = self.is_active.copy()
+        self._floor = np.where(self.excluded, np.inf, 0.0)
         self.just_dropped = gene
 
     def _add(self, position: int, sign: float) -> bool:
         """Add a gene to the active set (False: collinear with it, blocked instead)."""
-        k = len(self.set)
+        k = len(self.set.members)
         self.excluded[position] = True
+        self._floor[position] = np.inf
         if self.set.try_add(position):
             self.just_added = position
             self.is_active[position] = True

@@ -284,6 +284,34 @@ def test_direction_updates_match_a_fresh_solve():
     np.testing.assert_allclose(buffer[:1], [-0.25])
 
 
+def test_grid_coefficients_come_from_a_fresh_factorization():
+    # At a grid penalty the coefficients are solved by a fresh Cholesky
+    # factorization of the Gram matrix (potrf + potrs) while the updated inverse
+    # is kept as it is (its O(k^3) inversion waits for REFRESH_EVERY events).
+    from tools.statistics.lasso import _ActiveSet
+
+    rng = np.random.default_rng(5)
+    XW = rng.normal(size=(12, 30))
+    y = rng.normal(size=30)
+    active = _ActiveSet(XW, y, [0, 3, 7])
+    for j in (1, 5, 9):
+        assert active.try_add(j)
+    active.drop(2)
+    members = active.members
+    gram = XW[members] @ XW[members].T
+    vector = rng.normal(size=len(members))
+    stored = active._inv.copy()
+    pending = active._pending
+    solved = active.solve_factored(vector)
+    np.testing.assert_allclose(solved, np.linalg.solve(gram, vector), rtol=1e-12)
+    np.testing.assert_allclose(active.solve(vector), solved, rtol=1e-10)
+    np.testing.assert_array_equal(active._inv, stored)
+    assert active._pending == pending and active.updates == 4
+    active._gram[0, 0] = -1.0
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        active.solve_factored(vector)
+
+
 def test_knot_residuals_are_the_event_by_event_residuals(monkeypatch):
     # Knots keep the residual's change at each event, and the residuals a
     # failed check resumes from are rebuilt by accumulating them in order: the
