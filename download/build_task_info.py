@@ -22,12 +22,11 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.cli import (add_transfer_arguments, http_client_from_args,
-                          state_dir_from_args, stop_at_unresolved_host)
+                          run_network_command, state_dir_from_args)
 from download.defaults import MIN_SCORE, PAPER_THRESHOLD, TRAIT_DISEASES
 from download.fetch import fetch_resumable, install_file
 from utils.errors import InputFileError
 from utils.io.http import DownloadError
-from utils.logs import configure_logging
 from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
                          paths_from_args)
 
@@ -118,9 +117,7 @@ def run_check(args: argparse.Namespace, table) -> int:
 @exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the builder; return the exit code (0 ok, 1 check findings / failures, 2 bad input)."""
-    args = build_parser().parse_args(argv)
-    configure_logging(args.verbose)
-    return stop_at_unresolved_host(lambda: run(args))
+    return run_network_command(build_parser, run, argv)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,13 +6,13 @@ import argparse
 import random
 import sys
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from download.fetch import HttpClient, default_state_dir
 from download.manifest import read_manifest
 from utils.errors import InputFileError
 from utils.io.http import NO_DEADLINE, Deadline, NameResolutionError, RateLimiter, RetryPolicy
-from utils.logs import add_verbosity_argument
+from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ProjectPaths
 
 
@@ -125,6 +125,31 @@ def traits_from_args(requested: Optional[List[str]], paths: ProjectPaths) -> Lis
         raise InputFileError(paths.task_info, "task info not found; give --traits or build "
                              "it with download/build_task_info.py")
     return sorted(load_task_info(paths.task_info))
+
+
+def run_network_command(build_parser: Callable[[], argparse.ArgumentParser],
+                        run: Callable[[argparse.Namespace], int],
+                        argv: Optional[Sequence[str]] = None) -> int:
+    """The body of a downloader's ``main``: parse, set up logging, run.
+
+    Parameters
+    ----------
+    build_parser : callable
+        Returns the command's argument parser (its flags include ``--verbose``).
+    run : callable
+        The command on parsed arguments; returns the exit code.
+    argv : sequence of str, optional
+        The arguments (default: the process's).
+
+    Returns
+    -------
+    int
+        ``run``'s exit code, or 2 when a host name does not resolve
+        (:func:`stop_at_unresolved_host`).
+    """
+    args = build_parser().parse_args(argv)
+    configure_logging(args.verbose)
+    return stop_at_unresolved_host(lambda: run(args))
 
 
 def stop_at_unresolved_host(run: Callable[[], int]) -> int:

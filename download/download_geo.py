@@ -19,14 +19,14 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 
 from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
                           run_deadline_from_args, state_dir_from_args,
-                          stop_at_unresolved_host, traits_from_args)
+                          run_network_command, traits_from_args)
 from download.eutils import RETMAX, EutilsClient, EutilsSettings, GdsQuery
 from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url, load_plans,
                           plan_trait, plan_units, read_search_terms, save_plans)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
-from utils.logs import configure_logging, progress
+from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
 
@@ -79,9 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 @exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the GEO downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
-    args = build_parser().parse_args(argv)
-    configure_logging(args.verbose)
-    return stop_at_unresolved_host(lambda: run(args))
+    return run_network_command(build_parser, run, argv)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,12 +19,12 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
-                          state_dir_from_args, stop_at_unresolved_host)
+                          run_network_command, state_dir_from_args)
 from download.tcga import GENE_DATASETS, plan_cohort, select_cohorts, xena_base_url
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.errors import InputFileError
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
-from utils.logs import configure_logging, progress
+from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.tcga_cohorts import COHORT_TABLE, read_cohort_table
 
@@ -59,9 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 @exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the TCGA downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""
-    args = build_parser().parse_args(argv)
-    configure_logging(args.verbose)
-    return stop_at_unresolved_host(lambda: run(args))
+    return run_network_command(build_parser, run, argv)
 
 
 def run(args: argparse.Namespace) -> int:
