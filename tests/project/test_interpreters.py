@@ -29,8 +29,8 @@ from tests.conftest import REPO_ROOT
 PACKAGES = ("utils", "tools", "download", "genotex")
 #: Calls that start worker processes; each must be given an explicit context.
 POOL_CALLS = {"ProcessPoolExecutor": "mp_context"}
-#: ``multiprocessing.<name>(...)`` that use the default start method.
-DEFAULT_CONTEXT_CALLS = {"Process", "Pool", "Manager", "Queue", "Event", "Lock"}
+#: ``multiprocessing.<name>(...)`` that start processes with the default start method.
+DEFAULT_CONTEXT_CALLS = {"Process", "Pool", "Manager"}
 
 
 def requires_python() -> SpecifierSet:
