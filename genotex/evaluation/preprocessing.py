@@ -6,7 +6,9 @@ looks transposed relative to the reference is malformed (it violates the format
 contract). Missing predicted values cost (:func:`utils.metrics.coverage_aware_correlation`)
 and the coverage of the reference's values is reported. Cohorts are compared in
 worker processes: :func:`compare_cohort_tables` is the unit of work and opens its
-own readers.
+own readers. The workers are spawned (as ``regress.py``'s), never forked: the
+evaluator's process runs threads (OpenBLAS's, a progress bar's), and forking a
+multi-threaded process may deadlock the child (Python 3.12 and later warn about it).
 
 With the original evaluator's conventions (``legacy``), every reference cohort
 whose table exists is compared (usable or not) and a predicted table that does
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -25,6 +28,7 @@ from genotex.evaluation.statuses import MALFORMED, MISSING, OK, REFERENCE_ERROR,
 from genotex.evaluation.summary import status_counts, summarize
 from genotex.evaluation.tree import LabeledMatrix, TreeReader, prediction_reader, reference_reader
 from genotex.evaluation.untrusted import Limits
+from utils.logs import LOG_FORMAT
 from utils.metrics import failed_table_metrics, table_similarity
 
 logger = logging.getLogger(__name__)
@@ -140,6 +144,12 @@ def _compare_job(job: CohortJob) -> List[Dict[str, Any]]:
     return compare_cohort_tables(*job)
 
 
+def _init_worker(log_level: int) -> None:
+    """Start-up of a spawned worker: the caller's log level and format, freed memory kept."""
+    logging.basicConfig(level=log_level, format=LOG_FORMAT)
+    retain_freed_memory()
+
+
 def reference_bytes(job: CohortJob) -> int:
     """Bytes of the reference tables a job compares (0 for those that do not exist)."""
     ref = reference_reader(job[1])
@@ -156,7 +166,8 @@ def run_jobs(jobs: List[CohortJob], workers: int, progress: Progress
 
     With several workers the largest cohorts (by reference bytes) start first, so
     that a large cohort never runs alone at the end while the other workers idle.
-    The processes that compare keep the memory they free for the next table
+    The workers are spawned; they log at the caller's level, to stderr. The
+    processes that compare keep the memory they free for the next table
     (:func:`genotex.evaluation.allocator.retain_freed_memory`).
     """
     workers = max(1, min(workers, len(jobs)))
@@ -165,7 +176,10 @@ def run_jobs(jobs: List[CohortJob], workers: int, progress: Progress
         return [compare_cohort_tables(*job) for job in progress(jobs, len(jobs), "preprocessing")]
     sizes = [reference_bytes(job) for job in jobs]
     results: List[List[Dict[str, Any]]] = [[] for _ in jobs]
-    with ProcessPoolExecutor(max_workers=workers, initializer=retain_freed_memory) as pool:
+    context = multiprocessing.get_context("spawn")
+    level = logging.getLogger().getEffectiveLevel()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             initializer=_init_worker, initargs=(level,)) as pool:
         futures = {pool.submit(_compare_job, jobs[k]): k
                    for k in sorted(range(len(jobs)), key=lambda k: -sizes[k])}
         for future in progress(as_completed(futures), len(jobs), "preprocessing"):

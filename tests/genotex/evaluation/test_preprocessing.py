@@ -4,6 +4,8 @@ parallel = serial.
 
 from __future__ import annotations
 
+import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from genotex.evaluation.numeric_csv import parse_numeric_csv
-from genotex.evaluation.statuses import OK
+from genotex.evaluation.statuses import OK, REFERENCE_ERROR
 from tests.genotex.evaluation.helpers import copy_tree, evaluate, items_by_key_pre, same
 
 
@@ -86,6 +88,30 @@ def test_parallel_preprocessing_matches_serial(ref_root, tmp_path):
     serial = evaluate(pred, ref_root, tasks=("preprocessing",))
     parallel = evaluate(pred, ref_root, tasks=("preprocessing",), jobs=2)
     assert same(serial, parallel)
+
+
+def test_parallel_workers_are_spawned_and_log_to_stderr(ref_root, tmp_path, capfd):
+    """The workers start afresh instead of forking the evaluator, which runs threads
+    (here one more of its own): a forked child inherits pytest's in-memory log
+    handlers, so a worker's warning would never reach stderr, and Python 3.12 and
+    later warn that forking a multi-threaded process may deadlock the child."""
+    ref = copy_tree(ref_root, tmp_path / "reference")
+    pred = copy_tree(ref_root, tmp_path)
+    (ref / "preprocess/Trait_A/gene_data/GSE100.csv").write_text("garbage\n")
+    stop = threading.Event()
+    waiting = threading.Thread(target=stop.wait, daemon=True)
+    waiting.start()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            report = evaluate(pred, ref, tasks=("preprocessing",), jobs=2)
+    finally:
+        stop.set()
+    assert not [w for w in caught if "fork" in str(w.message)], [str(w.message) for w in caught]
+    assert items_by_key_pre(report)[("gene", "Trait_A", "GSE100")]["status"] == REFERENCE_ERROR
+    err = capfd.readouterr().err
+    assert "WARNING genotex.evaluation.preprocessing: reference table unusable: " in err, err
+    assert "GSE100.csv" in err
 
 
 def test_blanking_predicted_values_costs(ref_root, tmp_path):

@@ -163,6 +163,16 @@ def test_file_with_an_invalid_record_is_never_overwritten(tmp_path):
     assert path.read_text() == content
 
 
+# These writers are forked on purpose: they must be writing within milliseconds of their
+# start (the kill test below kills them 0.05-0.4 s in, before a spawned child would have
+# imported pandas) and all eight must overlap. The pytest process runs threads, which
+# Python >= 3.12 warns about at each fork (a forked child may deadlock on a lock another
+# thread held); a deadlocked writer would fail these tests, not hang them: every join has
+# a timeout and its exit code is checked, and the killed ones are killed regardless.
+DELIBERATE_FORK = pytest.mark.filterwarnings(
+    r"ignore:This process \(pid=\d+\) is multi-threaded, use of fork\(\):DeprecationWarning")
+
+
 def _writer(path: str, worker: int, n_cohorts: int) -> None:
     table = linked(4)
     for i in range(n_cohorts):
@@ -174,6 +184,7 @@ def _writer(path: str, worker: int, n_cohorts: int) -> None:
                                           note=cohort)
 
 
+@DELIBERATE_FORK
 def test_concurrent_writers_lose_no_record(tmp_path):
     path = info_path(tmp_path)
     n_workers, n_cohorts = 8, 20
@@ -206,6 +217,7 @@ def _acknowledging_writer(path: str, worker: int, acks: str) -> None:
             ack.flush()
 
 
+@DELIBERATE_FORK
 def test_writers_killed_mid_write_lose_nothing_and_leave_nothing(tmp_path, monkeypatch):
     """kill -9 lands anywhere in a write (the file is large, so often mid-write); after the
     next completed write the folder holds only cohort_info.json, every acknowledged record

@@ -41,7 +41,10 @@ def test_atomic_json_and_csv(tmp_path):
     assert pd.read_csv(tmp_path / "t.csv", index_col=0).equals(df)
 
 
-FORK = multiprocessing.get_context("fork")
+# Spawned, not forked: the test process runs threads (pytest-xdist's, OpenBLAS's), and a
+# forked child of a multi-threaded process may deadlock (Python >= 3.12 warns). The child
+# reports through ``started`` once it is mid-write, so its start-up time does not matter.
+SPAWN = multiprocessing.get_context("spawn")
 
 
 def _write_and_hang(path: str, started, finish) -> None:
@@ -54,8 +57,8 @@ def _write_and_hang(path: str, started, finish) -> None:
 
 
 def _start_writer(path):
-    started, finish = FORK.Event(), FORK.Event()
-    child = FORK.Process(target=_write_and_hang, args=(str(path), started, finish))
+    started, finish = SPAWN.Event(), SPAWN.Event()
+    child = SPAWN.Process(target=_write_and_hang, args=(str(path), started, finish))
     child.start()
     assert started.wait(60)
     return child, finish

@@ -12,6 +12,11 @@ from utils.io import atomic_write, lock_file, locked
 from utils.paths import ENV_LOCK_DIR
 
 
+# Spawned, not forked (see tests/utils/io/test_atomic.py); a spawned child inherits the
+# environment, so GENOTEX_LOCK_DIR set by ``lock_folder`` holds there too.
+SPAWN = multiprocessing.get_context("spawn")
+
+
 def _increment(path: str, times: int) -> None:
     for _ in range(times):
         with locked(path):
@@ -22,16 +27,12 @@ def _increment(path: str, times: int) -> None:
 
 def test_lock_serialises_read_modify_write_across_processes(tmp_path):
     counter = str(tmp_path / "counter.txt")
-    context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_increment, args=(counter, 25)) for _ in range(4)]
+    workers = [SPAWN.Process(target=_increment, args=(counter, 25)) for _ in range(4)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join(60)
     assert int(open(counter).read()) == 100
-
-
-FORK = multiprocessing.get_context("fork")
 
 
 @pytest.fixture
@@ -78,8 +79,8 @@ def _hold_lock(path: str, started) -> None:
 
 def test_a_killed_lock_holder_does_not_block_the_next_writer(tmp_path, lock_folder):
     path = tmp_path / "cohort_info.json"
-    started = FORK.Event()
-    holder = FORK.Process(target=_hold_lock, args=(str(path), started))
+    started = SPAWN.Event()
+    holder = SPAWN.Process(target=_hold_lock, args=(str(path), started))
     holder.start()
     assert started.wait(60)
     with pytest.raises(TimeoutError):

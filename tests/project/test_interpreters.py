@@ -1,0 +1,105 @@
+"""What the supported interpreters (CPython 3.11 and later) could see differently.
+
+* The version floor is written once per file a newcomer reads: ``requires-python`` in
+  ``pyproject.toml``, the README's first lines and the header of ``requirements.txt``
+  say the same, and the interpreters the README reports as verified are above it.
+* Worker processes are never forked implicitly. The default start method of
+  :mod:`multiprocessing` is ``fork`` on Linux up to Python 3.13 (with a
+  DeprecationWarning from 3.12 on when the process runs threads, which ours always
+  do: OpenBLAS, progress bars) and ``forkserver`` from 3.14, ``spawn`` on macOS. A
+  pool that does not name its start method behaves differently per interpreter and
+  platform, so every pool of the library names one, and never ``fork``.
+
+The pools are found with :mod:`ast` in the source of the four packages.
+"""
+
+from __future__ import annotations
+
+import ast
+import platform
+import re
+import tomllib
+from pathlib import Path
+from typing import Iterator, List
+
+from packaging.specifiers import SpecifierSet
+
+from tests.conftest import REPO_ROOT
+
+PACKAGES = ("utils", "tools", "download", "genotex")
+#: Calls that start worker processes; each must be given an explicit context.
+POOL_CALLS = {"ProcessPoolExecutor": "mp_context"}
+#: ``multiprocessing.<name>(...)`` that start processes with the default start method.
+DEFAULT_CONTEXT_CALLS = {"Process", "Pool", "Manager"}
+
+
+def requires_python() -> SpecifierSet:
+    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return SpecifierSet(pyproject["project"]["requires-python"])
+
+
+def floor_of(specifier: SpecifierSet) -> str:
+    (lower,) = [s.version for s in specifier if s.operator == ">="]
+    return lower
+
+
+def test_the_version_floor_is_the_same_everywhere_a_newcomer_reads_it():
+    floor = floor_of(requires_python())
+    readme_head = (REPO_ROOT / "README.md").read_text(encoding="utf-8")[:2000]
+    assert f"Python ≥ {floor}," in readme_head
+    requirements_head = (REPO_ROOT / "requirements.txt").read_text(encoding="utf-8")
+    assert f"Python >= {floor}." in requirements_head.splitlines()[0]
+    assert requires_python().contains(platform.python_version())
+
+
+def test_the_verified_interpreters_satisfy_requires_python():
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in readme.splitlines() if line.startswith("Verified on "))
+    versions = re.findall(r"\b3\.\d+\.\d+\b", line)
+    assert len(versions) >= 3, line
+    assert all(requires_python().contains(v) for v in versions), (versions, line)
+
+
+def pool_problems(source: str, filename: str) -> Iterator[str]:
+    """``file:line: problem`` for each pool that relies on the default start method."""
+    for node in ast.walk(ast.parse(source, filename=filename)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        keywords = {k.arg for k in node.keywords}
+        if name in POOL_CALLS and POOL_CALLS[name] not in keywords:
+            yield f"{filename}:{node.lineno}: {name} without {POOL_CALLS[name]}="
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "multiprocessing" and name in DEFAULT_CONTEXT_CALLS):
+            yield f"{filename}:{node.lineno}: multiprocessing.{name} (the default start method)"
+        if (name in ("get_context", "set_start_method") and node.args
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value == "fork"):
+            yield f"{filename}:{node.lineno}: {name}('fork')"
+
+
+def library_sources() -> Iterator[Path]:
+    for package in PACKAGES:
+        yield from sorted((REPO_ROOT / package).rglob("*.py"))
+
+
+def test_every_worker_pool_of_the_library_names_its_start_method():
+    problems: List[str] = []
+    for path in library_sources():
+        problems.extend(pool_problems(path.read_text(encoding="utf-8"),
+                                      str(path.relative_to(REPO_ROOT))))
+    assert problems == []
+
+
+def test_the_pool_check_sees_default_and_fork_contexts():
+    source = ("import multiprocessing\n"
+              "from concurrent.futures import ProcessPoolExecutor\n"
+              "import concurrent.futures as cf\n"
+              "ProcessPoolExecutor(max_workers=2)\n"
+              "cf.ProcessPoolExecutor(2, initializer=print)\n"
+              "multiprocessing.Process(target=print)\n"
+              "multiprocessing.get_context('fork')\n"
+              "cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context('spawn'))\n"
+              "multiprocessing.get_context('spawn').Process(target=print)\n")
+    found = list(pool_problems(source, "m.py"))
+    assert [p.split(":")[1] for p in found] == ["4", "5", "6", "7"], found
