@@ -11,3 +11,5 @@ May import: ``utils`` (every file read and written through ``utils.io``); never
 ``tools`` or ``genotex`` imports it: the data builders sit beside the
 applications, not under them.
 """
+
+import utils  # noqa: E402,F401  (first: refuses an interpreter older than the project needs)

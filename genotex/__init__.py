@@ -9,3 +9,5 @@ the fixtures the tests and benchmarks share (``testing``) and the command lines
 May import: ``utils`` and ``tools``; never ``download`` (the data builders, a
 sibling floor: see ``docs/architecture.md``), never ``tests`` or ``benchmarks``.
 """
+
+import utils  # noqa: E402,F401  (first: refuses an interpreter older than the project needs)

@@ -9,3 +9,5 @@ star-import surface of GenoTEX (SPEC Appendix A).
 May import: ``utils`` and third-party packages; never ``download`` or ``genotex``
 (``tests/project/test_architecture.py``).
 """
+
+import utils  # noqa: E402,F401  (first: refuses an interpreter older than the project needs)

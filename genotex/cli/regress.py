@@ -135,6 +135,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     print(summary.format())
+    print(f"results in {regress}")
     return 1 if summary.counts()["failed"] else 0
 
 

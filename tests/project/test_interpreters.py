@@ -22,6 +22,7 @@ import tomllib
 from pathlib import Path
 from typing import Iterator, List
 
+import pytest
 from packaging.specifiers import SpecifierSet
 
 from tests.conftest import REPO_ROOT
@@ -103,3 +104,39 @@ def test_the_pool_check_sees_default_and_fork_contexts():
               "multiprocessing.get_context('spawn').Process(target=print)\n")
     found = list(pool_problems(source, "m.py"))
     assert [p.split(":")[1] for p in found] == ["4", "5", "6", "7"], found
+
+
+def test_the_ground_floor_states_the_same_minimum_as_pyproject():
+    import utils
+
+    assert ".".join(map(str, utils.MINIMUM_PYTHON)) == floor_of(requires_python())
+
+
+@pytest.mark.parametrize("version", [(3, 10, 13, "final", 0), (2, 7, 18)])
+def test_an_older_interpreter_is_refused_in_one_line_naming_both_versions(version):
+    import utils
+
+    with pytest.raises(ImportError) as caught:
+        utils.check_python(version)
+    message = str(caught.value)
+    assert "needs Python >= 3.11" in message
+    assert "this is Python " + ".".join(map(str, version[:3])) in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("version", [(3, 11, 0), (3, 12, 1), (3, 13, 0), (4, 0, 0)])
+def test_a_supported_interpreter_passes(version):
+    import utils
+
+    assert utils.check_python(version) is None
+
+
+@pytest.mark.parametrize("package", ["genotex", "tools", "download"])
+def test_each_package_imports_the_ground_floor_before_anything_else(package):
+    """So an old interpreter meets the check, not a missing module or new syntax."""
+    tree = ast.parse((REPO_ROOT / package / "__init__.py").read_text(encoding="utf-8"))
+    imports = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+               and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")]
+    assert imports, package
+    first = imports[0]
+    assert isinstance(first, ast.Import) and [a.name for a in first.names] == ["utils"]

@@ -42,6 +42,7 @@ def test_all_problems_written_with_spec_format(tree, capsys):
     assert "8 problems" in out and "6 done" in out and "2 skipped" in out
     assert "Psoriasis|Gender: no usable cohort with Gender" in out
     folder = tree["regress"]
+    assert out.rstrip().splitlines()[-1] == f"results in {folder.resolve()}"
     names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*.json"))
     assert names == ["Asthma/significant_genes_condition_Age.json",
                      "Asthma/significant_genes_condition_Gender.json",
