@@ -14,7 +14,9 @@ the GenoTEX curators' rows and conversions), scored by the split's own
   in-sample figure, shown beside for scale only);
 * the split's keyword baseline;
 
-overall and per trait category, then the time to answer the whole split
+overall, per trait category and by the curators' verdict on each cohort
+(usable or not), with the decisions the split itself contradicts
+(:mod:`tools.preprocess.clinical_rules.label_audit`), then the time to answer the whole split
 (every series, all three rows and every conversion) with the shipped weights,
 in a fresh process pinned to one core. These are development figures: the
 rules were written while this split was in view (see docs/preprocessing_clinical.md).
@@ -35,6 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from tools.preprocess.clinical_rules import devset  # noqa: E402
 from tools.preprocess.clinical_rules import infer_clinical_rows, infer_clinical_values  # noqa: E402,E501
+from tools.preprocess.clinical_rules.label_audit import audit_labels  # noqa: E402
 
 DEFAULT_DEV = REPO.parent / "shared" / "data" / "clinical_dev"
 HEADLINE = ("trait_row", "trait_values", "age_row", "gender_row", "all_rows")
@@ -66,6 +69,23 @@ def category_lines(cv: Dict, baseline: Dict) -> List[str]:
         for feature, key, _ in CATEGORY_COLUMNS:
             cells.append(f"{pct(summary[feature][key])} / {pct(base[feature][key])}")
         lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def usability_lines(scorer, records: Sequence[Dict], held_out: devset.HeldOutRules,
+                    baseline_module) -> List[str]:
+    """The headline figures on each group of :func:`devset.usability_groups`."""
+    header = ["cohorts", "n"] + [m.replace("_", " ") for m in HEADLINE]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---|" * (len(header) - 1)]
+    for name, group in devset.usability_groups(records).items():
+        if not group:
+            continue
+        rules = devset.headline(devset.score(scorer, group, held_out.rows, held_out.values))
+        base = devset.headline(devset.score(scorer, group, baseline_module.pick_rows,
+                                            baseline_module.convert))
+        lines.append(f"| {name} | {len(group)} | "
+                     + " | ".join(f"{pct(rules[m])} / {pct(base[m])}" for m in HEADLINE)
+                     + " |")
     return lines
 
 
@@ -126,8 +146,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.nested:
         folds += f", L2 penalty chosen inside each fold from {devset.L2_GRID}"
     start = time.perf_counter()
-    cv = devset.cross_validate(scorer, records, args.folds,
-                               l2_grid=devset.L2_GRID if args.nested else None)
+    held_out = devset.held_out_rules(records, args.folds,
+                                     l2_grid=devset.L2_GRID if args.nested else None)
+    cv = devset.score(scorer, records, held_out.rows, held_out.values)
     cv_seconds = time.perf_counter() - start
     shipped = devset.score(scorer, records, infer_clinical_rows, infer_clinical_values)
     baseline = devset.score(scorer, records, baseline_module.pick_rows,
@@ -141,6 +162,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "rules, shipped weights (in-sample)": devset.headline(shipped)})))
     print("\nPer trait category (rules cross-validated / keyword baseline):\n")
     print("\n".join(category_lines(cv, baseline)))
+    print("\nBy the curators' verdict on the cohort (rules cross-validated / keyword "
+          "baseline; a cohort not usable never enters a problem):\n")
+    print("\n".join(usability_lines(scorer, records, held_out, baseline_module)))
+    findings = audit_labels(records)
+    print(f"\nDecisions the split itself contradicts ({len(findings)}; devset "
+          f"--label-audit):\n")
+    print("\n".join(f"* {finding.describe()}" for finding in findings))
     runs = time_whole_split(corpus)
     best = min(runs, key=lambda r: r[1])
     print(f"\nWhole split ({best[0]} series, every row and conversion), fresh process on one "

@@ -25,6 +25,7 @@ Command line::
     python -m tools.preprocess.clinical_rules.devset --corpus DIR --cv [--folds 5] [--nested]
     python -m tools.preprocess.clinical_rules.devset --corpus DIR --fit   # rewrite row_model.json
     python -m tools.preprocess.clinical_rules.devset --corpus DIR --conventions
+    python -m tools.preprocess.clinical_rules.devset --corpus DIR --label-audit
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 
 from tools.preprocess.clinical_rules.decisions import decide_clinical_rows, not_trait_rows
 from tools.preprocess.clinical_rules.evidence import background_level
+from tools.preprocess.clinical_rules.label_audit import audit_labels
 from tools.preprocess.clinical_rules.ranker import (DEFAULT_L2, MODEL_FILE, Alternative,
                                                    best_alternative, score_alternatives,
                                                    RowModel, alternatives, fit_row_model)
@@ -293,10 +295,39 @@ def cross_validate(scorer: ModuleType, records: Sequence[Record],
 
     ``l2_grid``: choose the penalty inside each fold too (nested, :func:`select_l2`).
     """
-    models = cross_validated_models(records, trait_folds(records, n_folds), l2, balance,
-                                    l2_grid)
-    rules = HeldOutRules(models)
+    rules = held_out_rules(records, n_folds, l2, balance, l2_grid)
     return score(scorer, records, rules.rows, rules.values)
+
+
+def held_out_rules(records: Sequence[Record], n_folds: Optional[int] = None,
+                   l2: float = DEFAULT_L2, balance: bool = True,
+                   l2_grid: Optional[Sequence[float]] = None) -> HeldOutRules:
+    """The rules answering each trait of ``records`` with weights fitted without it.
+
+    The arguments are those of :func:`cross_validate`, which scores them on
+    every record; score them on part of the records (say, one trait
+    category, or the cohorts the curators judged usable) with :func:`score`.
+    """
+    return HeldOutRules(cross_validated_models(records, trait_folds(records, n_folds), l2,
+                                               balance, l2_grid))
+
+
+#: The curators' verdicts on a cohort's usability, as :func:`usability_groups` names them.
+USABILITY_GROUPS = ("usable", "not usable", "no verdict")
+
+
+def usability_groups(records: Sequence[Record]) -> Dict[str, List[Record]]:
+    """The records by the curators' verdict on the cohort (``usable``: True / False / None).
+
+    A cohort judged not usable (a biased trait, no gene data) never enters a
+    benchmark problem, so its rows matter less to the benchmark than the
+    usable cohorts' rows do.
+    """
+    verdicts = {True: "usable", False: "not usable", None: "no verdict"}
+    groups: Dict[str, List[Record]] = {name: [] for name in USABILITY_GROUPS}
+    for record in records:
+        groups[verdicts[record.get("usable")]].append(record)
+    return groups
 
 
 def headline(summary: Dict[str, Any]) -> Dict[str, float]:
@@ -432,6 +463,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"fit on the whole subset and rewrite the package's {MODEL_FILE}")
     action.add_argument("--conventions", action="store_true",
                         help="print how often the curators took each conventional decision")
+    action.add_argument("--label-audit", action="store_true",
+                        help="print the decisions the corpus itself contradicts: series "
+                             "with identical characteristics but different rows, and "
+                             "rows in which nothing reads as their feature")
     return parser
 
 
@@ -453,6 +488,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.conventions:
             for name, count in convention_counts(records).items():
                 print(f"{count:5d}  {name}")
+            return 0
+        if args.label_audit:
+            findings = audit_labels(records)
+            for finding in findings:
+                print(finding.describe())
+            print(f"{len(findings)} finding(s) in {len(records)} series")
             return 0
         summary = cross_validate(load_module(args.corpus / SCORER_FILE), records,
                                  args.folds, args.l2, balance=not args.per_series,
