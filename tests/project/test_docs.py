@@ -8,7 +8,9 @@ benchmark figures and every page of ``docs/``:
 * every ``--flag`` of a command ``python <script> ...`` or ``python -m <module> ...`` of
   this repository is an option of that script's parser;
 * every benchmark script starts as ``python benchmarks/<name>.py`` from any working
-  directory (it finds the packages of its own checkout).
+  directory (it finds the packages of its own checkout);
+* every repository file a command's ``--help`` names (``docs/statistics.md``,
+  ``genotex/recompress.py``) exists.
 
 Old paths kept on purpose (benchmark history: "``X``, now ``Y``") and the few paths that
 name something outside the checkout are listed in :data:`NOT_PATHS` with the reason.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import re
 import runpy
 import subprocess
@@ -162,6 +165,32 @@ def test_every_documented_flag_is_an_option_of_its_script():
     assert checked > 100, f"only {checked} flags found: the scan is broken"
     assert not unknown, "flags the docs give that the script does not accept:\n" \
         + "\n".join(unknown)
+
+
+HELP_PATH = re.compile(r"\b(?:docs|utils|tools|genotex|download|examples|benchmarks|schemas)"
+                       r"/[\w./-]*\w\.(?:py|md|json|toml|tsv)\b")
+
+
+def command_modules() -> List[str]:
+    """Every module of the packages (and examples/) that defines a ``build_parser``."""
+    found = []
+    for folder in ("genotex", "download", "utils", "tools", "examples"):
+        for path in sorted((REPO_ROOT / folder).rglob("*.py")):
+            if "def build_parser" in path.read_text(encoding="utf-8"):
+                found.append(".".join(path.relative_to(REPO_ROOT).with_suffix("").parts))
+    return found
+
+
+def test_every_file_a_help_text_names_exists():
+    modules = command_modules()
+    assert "genotex.cli.recompress" in modules and "utils.schemas.__main__" in modules
+    missing = []
+    for name in modules:
+        module = importlib.import_module(name)
+        text = module.build_parser().format_help() + (module.__doc__ or "")
+        missing += [f"{name}: {path}" for path in sorted(set(HELP_PATH.findall(text)))
+                    if not (REPO_ROOT / path).is_file()]
+    assert not missing, "files named by --help that do not exist:\n" + "\n".join(missing)
 
 
 STARTER = """
