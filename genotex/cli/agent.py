@@ -129,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="timeout of one model request (default: 300)")
     llm.add_argument("--max-attempts", type=int, default=6,
                      help="attempts per model request, retries on 429/5xx/timeouts (default: 6)")
-    llm.add_argument("--temperature", type=float, default=None)
+    llm.add_argument("--temperature", type=float, default=None,
+                     help="sampling temperature of every request (default: the server's)")
     llm.add_argument("--max-tokens", type=int, default=None, metavar="N",
                      help="output-token limit of one answer (default: the server's); a "
                           "reply cut at the limit is asked for again, shorter")

@@ -10,7 +10,7 @@ benchmark figures and every page of ``docs/``:
 * every benchmark script starts as ``python benchmarks/<name>.py`` from any working
   directory (it finds the packages of its own checkout);
 * every repository file a command's ``--help`` names (``docs/statistics.md``,
-  ``genotex/recompress.py``) exists.
+  ``genotex/recompress.py``) exists, and every flag of a command has a help text.
 
 Old paths kept on purpose (benchmark history: "``X``, now ``Y``") and the few paths that
 name something outside the checkout are listed in :data:`NOT_PATHS` with the reason.
@@ -191,6 +191,14 @@ def test_every_file_a_help_text_names_exists():
         missing += [f"{name}: {path}" for path in sorted(set(HELP_PATH.findall(text)))
                     if not (REPO_ROOT / path).is_file()]
     assert not missing, "files named by --help that do not exist:\n" + "\n".join(missing)
+
+
+def test_every_flag_of_every_command_has_help():
+    """``--help`` explains every flag: no option of a command line without a help text."""
+    silent = [f"{name}: {'/'.join(action.option_strings)}" for name in command_modules()
+              for action in importlib.import_module(name).build_parser()._actions
+              if action.option_strings and not action.help]
+    assert not silent, "flags without help: " + ", ".join(silent)
 
 
 STARTER = """
