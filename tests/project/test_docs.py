@@ -4,7 +4,9 @@ Three classes of claim are checked mechanically over the README, the datasheet, 
 benchmark figures and every page of ``docs/``:
 
 * every repository path quoted in backticks (``genotex/croissant.py``,
-  ``tests/genotex/demo/test_demo.py``) is a file or folder of the checkout;
+  ``tests/genotex/demo/test_demo.py``) is a file or folder of the checkout, every
+  dotted name of the four packages (``utils.problems.load_task_info``) resolves, and
+  every test file or test function named (``test_pairs.py``) exists;
 * every ``--flag`` of a command ``python <script> ...`` or ``python -m <module> ...`` of
   this repository is an option of that script's parser;
 * every benchmark script starts as ``python benchmarks/<name>.py`` from any working
@@ -150,6 +152,43 @@ def test_every_quoted_repository_path_exists():
         + "\n".join(missing)
     stale = [path for path in NOT_PATHS if path in tracked]
     assert not stale, f"listed as absent but tracked: {stale}"
+
+
+def resolves(name: str) -> bool:
+    """Whether a dotted name is a module or an attribute chain of one."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:end]))
+        except ImportError:
+            continue
+        for part in parts[end:]:
+            if not hasattr(found, part):
+                return False
+            found = getattr(found, part)
+        return True
+    return False
+
+
+def test_every_quoted_package_name_resolves():
+    quoted = [(f"{page.relative_to(REPO_ROOT)}:{number}", name)
+              for page in PAGES for number, line in page_lines(page)
+              for name in re.findall(r"`((?:utils|tools|genotex|download)(?:\.\w+)+)", line)]
+    assert len(quoted) > 50, f"only {len(quoted)} names found: the scan is broken"
+    unknown = [f"{where} {name}" for where, name in quoted if not resolves(name)]
+    assert not unknown, "names the docs quote that do not exist:\n" + "\n".join(unknown)
+
+
+def test_every_named_test_exists():
+    sources = [path.read_text(encoding="utf-8") for path in (REPO_ROOT / "tests").rglob("*.py")]
+    functions = {name for text in sources for name in re.findall(r"def (test_\w+)", text)}
+    files = {path.name for path in (REPO_ROOT / "tests").rglob("test_*.py")}
+    named = [(f"{page.relative_to(REPO_ROOT)}:{number}", name)
+             for page in PAGES for number, line in page_lines(page)
+             for name in re.findall(r"`(test_\w+(?:\.py)?)`", line)]
+    missing = [f"{where} {name}" for where, name in named
+               if name not in (files if name.endswith(".py") else functions)]
+    assert not missing, "tests the docs name that do not exist:\n" + "\n".join(missing)
 
 
 def test_every_documented_flag_is_an_option_of_its_script():
