@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from genotex.methods.llm.genelists import read_gene_list  # noqa: E402
 from genotex.methods.llm.jsonscan import json_objects  # noqa: E402
-from genotex.methods.llm.reading import answer_text, read_code, read_decision, read_plan  # noqa: E402
+from genotex.methods.llm.reading import (  # noqa: E402
+    answer_text, read_code, read_decision, read_plan)
 
 REPEATS = 3
 

@@ -42,6 +42,10 @@ NOT_PATHS = {
     "output/synthetic_truth.json": "docs/croissant.md: where trees generated before the "
                                    "truth moved to metadata/ keep it (still read)",
 }
+NOT_MODULES = {
+    "score.py": "the development split's own scorer, in ../shared/data/clinical_dev",
+    "keyword_baseline.py": "the development split's baseline, in ../shared/data/clinical_dev",
+}
 
 FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]*)")
 COMMAND = re.compile(r"\bpython3? +(?:-m +([\w.]+)|([\w./-]+\.py))\b([^`|;&#)]*)")
@@ -128,7 +132,8 @@ def documented_commands() -> Iterator[Tuple[str, Path, List[str]]]:
 def test_the_scanners_see_paths_flags_and_history():
     """The checks are not vacuous: each extractor finds what it must and skips the rest."""
     line = ("see `genotex/croissant.py`, `tools/fdr.py`, now `tools/statistics/fdr.py`, "
-            "`code/<Trait>/x.ipynb`, `tests/a.py::test_b`, `tests/b.py:main`, `elsewhere/x.py`, `GSE1`")
+            "`code/<Trait>/x.ipynb`, `tests/a.py::test_b`, `tests/b.py:main`, "
+            "`elsewhere/x.py`, `GSE1`")
     assert list(quoted_paths(line, {"genotex", "tools", "code", "tests"})) == [
         "genotex/croissant.py", "tools/statistics/fdr.py", "tests/a.py", "tests/b.py"]
     text = "`python regress.py --force -j 2` and python -m utils.schemas --out /tmp/x # --no"
@@ -177,6 +182,19 @@ def test_every_quoted_package_name_resolves():
     assert len(quoted) > 50, f"only {len(quoted)} names found: the scan is broken"
     unknown = [f"{where} {name}" for where, name in quoted if not resolves(name)]
     assert not unknown, "names the docs quote that do not exist:\n" + "\n".join(unknown)
+
+
+def test_every_named_python_file_exists():
+    """A module named by its file name alone (`` `cohort_cache.py` ``) is a file of the
+    checkout, whatever its folder."""
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("needs a git checkout to list the tracked files")
+    names = {path.rsplit("/", 1)[-1] for path in tracked_paths()}
+    missing = [f"{page.relative_to(REPO_ROOT)}:{number} {name}"
+               for page in PAGES for number, line in page_lines(page)
+               for name in re.findall(r"`(\w+\.py)`", line)
+               if name not in names and name not in NOT_MODULES]
+    assert not missing, "Python files the docs name that do not exist:\n" + "\n".join(missing)
 
 
 def test_every_named_test_exists():
