@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import multiprocessing
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -15,11 +16,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tools.preprocess.bias import judge_and_remove_biased_features
-from tools.preprocess.cohort_info import validate_and_save_cohort_info
-from tools.preprocess.linking import geo_link_clinical_genetic_data, handle_missing_values
-from tools.preprocess.tcga import (tcga_read_clinical_data, tcga_read_genetic_data,
-                                   tcga_select_clinical_features)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.preprocess.bias import judge_and_remove_biased_features  # noqa: E402
+from tools.preprocess.cohort_info import validate_and_save_cohort_info  # noqa: E402
+from tools.preprocess.linking import (  # noqa: E402
+    geo_link_clinical_genetic_data, handle_missing_values)
+from tools.preprocess.tcga import (  # noqa: E402
+    tcga_read_clinical_data, tcga_read_genetic_data, tcga_select_clinical_features)
 
 LUAD = (Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "tcga" / "LUAD"
         / "TCGA.LUAD.sampleMap_LUAD_clinicalMatrix")

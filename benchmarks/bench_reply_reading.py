@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
-from genotex.methods.llm.genelists import read_gene_list
-from genotex.methods.llm.jsonscan import json_objects
-from genotex.methods.llm.reading import answer_text, read_code, read_decision, read_plan
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from genotex.methods.llm.genelists import read_gene_list  # noqa: E402
+from genotex.methods.llm.jsonscan import json_objects  # noqa: E402
+from genotex.methods.llm.reading import (  # noqa: E402
+    answer_text, read_code, read_decision, read_plan)
 
 REPEATS = 3
 

@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     """Argument parser of the pair-selection CLI."""
     parser = argparse.ArgumentParser(
         description="Recompute each trait's conditions from the related genes in "
-                    "task_info.json with the SPEC 8.4 rules, and write them back (or to "
+                    "task_info.json with the rules of docs/download.md ('Pair selection'), "
+                    "and write them back (or to "
                     "--output). Optionally compare with a reference task info.")
     add_path_arguments(parser, ("root", "metadata", "task_info"))
     parser.add_argument("--threshold", type=float, default=PAPER_THRESHOLD,

@@ -195,7 +195,8 @@ def cohort_info_record_set() -> Dict[str, Any]:
     fields += [_field(rs, name, kind, text, _json_source("fileSet", "cohort-info", f"$.*.{name}"))
                for name, kind, text in flags]
     return {"@type": "cr:RecordSet", "@id": rs, "name": rs,
-            "description": "Usability records of every cohort (SPEC 4.8).", "field": fields}
+            "description": "Usability records of every cohort (docs/formats.md, \"cohort_info\").",
+            "field": fields}
 
 
 def regression_record_set() -> Dict[str, Any]:

@@ -87,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--time-limit", type=float, default=0.0, metavar="SECONDS",
                         help="wall time per cohort / problem task (default: none)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    parser.add_argument("--seed", type=int, default=42, help="seed of the random baseline")
+    parser.add_argument("--seed", type=int, default=42,
+                        help="seed of the random baseline (default: 42)")
     parser.add_argument("--genes", type=int, default=50, metavar="N",
                         help="genes per problem of the data-free baselines (default: 50)")
     scale = parser.add_argument_group("scale: concurrency, cluster, budget, replay, repeats")
@@ -128,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="timeout of one model request (default: 300)")
     llm.add_argument("--max-attempts", type=int, default=6,
                      help="attempts per model request, retries on 429/5xx/timeouts (default: 6)")
-    llm.add_argument("--temperature", type=float, default=None)
+    llm.add_argument("--temperature", type=float, default=None,
+                     help="sampling temperature of every request (default: the server's)")
     llm.add_argument("--max-tokens", type=int, default=None, metavar="N",
                      help="output-token limit of one answer (default: the server's); a "
                           "reply cut at the limit is asked for again, shorter")

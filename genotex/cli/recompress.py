@@ -1,6 +1,6 @@
 """Re-gzip files of an input tree that a data platform unpacked.
 
-Rules (see utils/recompress.py): a ``.gz`` file with plain content is gzipped in
+Rules (see genotex/recompress.py): a ``.gz`` file with plain content is gzipped in
 place; a file that lost its ``.gz`` suffix (``*_series_matrix.txt``,
 ``*_family.soft``, ``*.sampleMap_HiSeqV2[_PANCAN]``, ``*_raw_counts_*.tsv``)
 becomes ``<name>.gz``; a plain file whose ``.gz`` twin holds the same content is
@@ -12,7 +12,7 @@ Examples
     python recompress_files.py --dry-run          # show what would change in ./input
     python recompress_files.py --input-dir /data/genotex/input
 
-``--root`` names the repository, as in every command (its ``input/`` is the default
+``--root`` names the repository, as in the other commands (its ``input/`` is the default
 tree). Before issue 22 it named the tree to repair; a ``--root`` that is not a GenoTEX
 checkout is still read that way, with a warning to use ``--input-dir``.
 """

@@ -130,9 +130,11 @@ def test_the_first_screen_says_how_to_score_a_method():
 
 def test_readme_and_docs_cite_docs_not_the_spec():
     """Rules are cited by the docs page that holds them (the SPEC is not in the
-    repository); every relative link of the README leads to a file."""
+    repository), in the pages, the Croissant description and the published JSON Schemas;
+    every relative link of the README leads to a file."""
     pages = [README, REPO_ROOT / "datasheet.md", REPO_ROOT / "benchmarks" / "README.md",
-             *sorted((REPO_ROOT / "docs").glob("*.md"))]
+             REPO_ROOT / "metadata.json", *sorted((REPO_ROOT / "docs").glob("*.md")),
+             *sorted((REPO_ROOT / "schemas").glob("*.json"))]
     citing = [f"{page.name}:{n}" for page in pages
               for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
               if re.search(r"\bSPEC\b|Appendix[ -]A", line)]

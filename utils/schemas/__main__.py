@@ -19,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m utils.schemas",
         description="Write <format>.schema.json (JSON Schema draft 2020-12) for the file "
-                    "formats: cohort_info, result, task_info, report.")
+                    "formats: cohort_info, result, task_info, report, comparison.")
     parser.add_argument("--out", metavar="DIR", default=None,
                         help="folder to write (default: <root>/schemas)")
     add_path_arguments(parser, ("root",))

@@ -23,7 +23,7 @@ SampleSize = Annotated[int, Field(ge=0)]
 
 
 class CohortRecord(StrictModel):
-    """The outcome of preprocessing one cohort (SPEC 4.8).
+    """The outcome of preprocessing one cohort (docs/formats.md, "cohort_info").
 
     A cohort that stops early (no gene data, no trait) has the availability flags it
     has and nulls for ``is_biased``, ``has_age``, ``has_gender`` and ``sample_size``.

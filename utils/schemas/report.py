@@ -226,16 +226,20 @@ class EvaluationReport(StrictModel):
     reference: str
     """The reference tree."""
     conventions: Conventions
-    """``genotex`` (SPEC 6) or ``legacy`` (the original evaluator's, docs/evaluation.md)."""
+    """``genotex`` (docs/evaluation.md) or ``legacy`` (the original evaluator's,
+    docs/evaluation.md, "Legacy conventions")."""
     gene_synonyms: Optional[str]
     """The synonym map the analysis gene symbols went through (``eval.py -g FILE``); null
     for the canonical reading: symbols compared as written, stripped and upper-cased
     (docs/evaluation.md)."""
     tasks: List[Literal["selection", "preprocessing", "analysis"]]
     subtasks: List[Literal["gene", "clinical", "linked"]]
-    selection: Selection = optional_key("Dataset filtering and selection (SPEC 6.1).")
-    preprocessing: Preprocessing = optional_key("Table comparison (SPEC 6.2).")
-    analysis: Analysis = optional_key("Gene lists and trait prediction (SPEC 6.3).")
+    selection: Selection = optional_key(
+        "Dataset filtering and selection (docs/evaluation.md, \"Selection\").")
+    preprocessing: Preprocessing = optional_key(
+        "Table comparison (docs/evaluation.md, \"Preprocessing\").")
+    analysis: Analysis = optional_key(
+        "Gene lists and trait prediction (docs/evaluation.md, \"Analysis\").")
 
 
 class LeaderboardColumn(StrictModel):

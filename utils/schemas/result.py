@@ -139,7 +139,7 @@ class Analysis(StrictModel):
         "LMM only: top principal components of the samples entered as fixed effects.")
     fdr_threshold: float = optional_key("LMM only: the FDR level.")
     batch_effect: bool
-    """The SPEC 5.3 decision (true selects the LMM)."""
+    """The batch-effect decision of docs/statistics.md (true selects the LMM)."""
     trait_type: Literal["binary", "continuous"]
     cohorts: List[str] = Field(min_length=1, max_length=2)
     """``[cohort]``, or ``[trait cohort, condition cohort]`` for a two-step problem."""
@@ -154,7 +154,7 @@ class Analysis(StrictModel):
 
 
 class ResultDocument(StrictModel):
-    """Result of one gene-trait association problem (SPEC 2)."""
+    """Result of one gene-trait association problem (docs/formats.md, "result")."""
 
     significant_genes: SignificantGenes
     cv_performance: CVPerformance

@@ -24,14 +24,14 @@ class TaskEntry(StrictModel):
 
     related_genes: List[str]
     """Official symbols of the genes known to be associated with the trait, strongest
-    first (Open Targets, SPEC 8.4)."""
+    first (Open Targets, docs/download.md)."""
     conditions: List[str]
     """The conditions of the trait's problems, in problem order: ``Age``, ``Gender`` or
     another trait (a two-step problem). The unconditional problem is implied."""
 
 
 class TaskInfo(RootModel[Dict[str, TaskEntry]]):
-    """The problem set: one entry per trait (normalized trait name, SPEC 2)."""
+    """The problem set: one entry per trait (normalized trait name, docs/formats.md)."""
 
 
 class TaskEntryReading(ReadingModel):

@@ -191,3 +191,14 @@ def test_a_trait_with_two_values_is_judged_by_the_class_rule_whatever_its_coding
         linked([1] * 3 + [0] * 47, list(range(50)), [0, 1] * 25), "Asthma")[0] is True
     assert judge_and_remove_biased_features(
         linked([2.5] * 3 + [7.5] * 47, list(range(50)), [0, 1] * 25), "Asthma")[0] is True
+
+
+def test_a_two_valued_trait_not_coded_0_1_is_judged_as_binary(capsys):
+    """The bias rule reads "binary" as two distinct values (utils.columns.is_two_valued),
+    not as the 0/1 coding the analysis uses: 3 of 50 samples at 2.0, the rest at 1.0, is a
+    minority of 6 % and 3 samples, biased; judged as continuous it would not be."""
+    table = linked([2.0] * 3 + [1.0] * 47, list(range(50)), [0, 1] * 25)
+    biased, _ = judge_and_remove_biased_features(table, "Asthma")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Trait 'Asthma' has 2 distinct values: judged as binary"
+    assert biased is True

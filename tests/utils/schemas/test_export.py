@@ -15,7 +15,7 @@ from tests.conftest import REPO_ROOT
 from utils.io import dumps_json
 from utils.problems import load_task_info
 from utils.schemas import FORMATS
-from utils.schemas.__main__ import main
+from utils.schemas.__main__ import build_parser, main
 from utils.schemas.export import json_schema, schema_file_name
 
 SCHEMAS = REPO_ROOT / "schemas"
@@ -47,6 +47,11 @@ def test_command_writes_every_schema(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         schema_file_name(name) for name in FORMATS)
     assert "wrote" in capsys.readouterr().out
+
+
+def test_command_help_names_every_format():
+    description = build_parser().description
+    assert all(name in description for name in FORMATS), description
 
 
 def test_demo_files_follow_the_schemas():
