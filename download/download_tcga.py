@@ -22,6 +22,7 @@ from download.cli import (add_transfer_arguments, http_client_from_args, manifes
                           run_network_command, state_dir_from_args)
 from download.tcga import GENE_DATASETS, plan_cohort, select_cohorts, xena_base_url
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
+from utils.arguments import http_url
 from utils.errors import InputFileError
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
 from utils.logs import progress
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--table", default=COHORT_TABLE, metavar="TSV",
                         help="cohort table: code, Xena cohort, folder, traits "
                              "(default: xena_cohorts.tsv, shipped in the utils package)")
-    parser.add_argument("--xena-url", default=None, metavar="URL",
+    parser.add_argument("--xena-url", type=http_url, default=None, metavar="URL",
                         help="hub download root (env GENOTEX_XENA_URL; default: the TCGA "
                              "hub's public bucket)")
     parser.add_argument("--gene-datasets", nargs="+", default=list(GENE_DATASETS),

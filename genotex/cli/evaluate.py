@@ -24,6 +24,7 @@ from genotex.evaluation.layout import SUBTASKS, TASKS, NotATreeError, check_pred
 from genotex.evaluation.untrusted import MIB, Limits
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
+from utils.arguments import positive_float, positive_int
 from utils.paths import ENV_OUTPUT, add_path_arguments, exits_when_root_is_missing, paths_from_args
 
 # The evaluator and its readers (numpy, pandas, scipy) are imported in main(), after the
@@ -81,13 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
                              ".leaderboard.csv)")
     parser.add_argument("--html", default=None, metavar="FILE",
                         help="write a self-contained HTML report with plots (works offline)")
-    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+    parser.add_argument("-j", "--jobs", type=positive_int, default=None, metavar="N",
                         help="worker processes for the preprocessing comparison "
                              "(default: available cores)")
-    parser.add_argument("--max-json-mb", type=float, default=Limits.max_json_bytes / MIB,
+    parser.add_argument("--max-json-mb", type=positive_float, default=Limits.max_json_bytes / MIB,
                         metavar="MB", help="largest predicted JSON file read "
                                            "(default: %(default).0f)")
-    parser.add_argument("--max-table-mb", type=float, default=Limits.max_table_bytes / MIB,
+    parser.add_argument("--max-table-mb", type=positive_float, default=Limits.max_table_bytes / MIB,
                         metavar="MB",
                         help="largest predicted CSV read, unless its reference table is "
                              f"larger: then up to {Limits.table_size_ratio:g}x the reference "
