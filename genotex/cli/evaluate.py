@@ -157,7 +157,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except InputFileError as exc:
         return _error(f"{exc} (pass -r REF or set {ENV_OUTPUT})")
     if not reference.is_dir():
-        return _error(f"reference folder {reference} does not exist (pass -r REF or set "
+        problem = "is not a folder" if reference.exists() else "does not exist"
+        return _error(f"reference folder {reference} {problem} (pass -r REF or set "
                       f"{ENV_OUTPUT})")
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
