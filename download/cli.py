@@ -10,9 +10,10 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from download.fetch import HttpClient, default_state_dir
 from download.manifest import read_manifest
-from utils.errors import InputFileError
-from utils.io.http import NO_DEADLINE, Deadline, NameResolutionError, RateLimiter, RetryPolicy
 from utils.arguments import non_negative_float, positive_float, positive_int
+from utils.errors import InputFileError
+from utils.io import make_folder
+from utils.io.http import NO_DEADLINE, Deadline, NameResolutionError, RateLimiter, RetryPolicy
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ProjectPaths
 
@@ -104,10 +105,17 @@ def http_client_from_args(args: argparse.Namespace, rate: Optional[float] = None
 
 
 def state_dir_from_args(args: argparse.Namespace, paths: ProjectPaths) -> Path:
-    """``--state-dir`` or the default beside the input root."""
+    """``--state-dir`` or the default beside the input root, created.
+
+    Raises
+    ------
+    utils.errors.OutputFileError
+        The folder cannot be created (:func:`utils.io.make_folder`): said before
+        any request, not after the searches.
+    """
     if args.state_dir:
-        return Path(args.state_dir).expanduser().resolve()
-    return default_state_dir(paths.input)
+        return make_folder(Path(args.state_dir).expanduser().resolve())
+    return make_folder(default_state_dir(paths.input))
 
 
 def manifest_checksums(args: argparse.Namespace) -> Dict[str, str]:

@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         for cohort in table:
             print(f"{cohort.code}\t{cohort.folder}\t{';'.join(cohort.traits) or '-'}")
         return 0
+    state = state_dir_from_args(args, paths)  # before any request: a bad path is said first
     base = xena_base_url(args.xena_url)
     http = http_client_from_args(args, allowed_hosts=(base,))
     units, failures = [], []
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 break
     if checksums:
         units = attach_checksums(units, checksums, paths.input)
-    report = download_units(http, units, state_dir_from_args(args, paths), force=args.force,
+    report = download_units(http, units, state, force=args.force,
                             progress=not args.no_progress, fail_fast=args.fail_fast,
                             desc="TCGA cohorts")
     for failure in failures:

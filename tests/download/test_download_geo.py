@@ -239,6 +239,15 @@ def test_a_reversed_range_is_refused_before_any_request(geo, tmp_path, capsys, l
     assert not geo.hub.log
 
 
+def test_a_state_folder_that_cannot_be_made_is_said_before_any_request(geo, tmp_path, capsys):
+    (tmp_path / "state_file").write_text("")
+    code = download_geo.main(cli_args(geo, tmp_path, "--state-dir",
+                                      str(tmp_path / "state_file")))
+    assert code == 2 and not geo.hub.log
+    err = capsys.readouterr().err
+    assert f"error: {tmp_path / 'state_file'}: cannot create this folder" in err
+
+
 def test_invalid_json_is_retried_then_reported(geo, tmp_path):
     calls = []
 
