@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import Any, Callable
 
 
-def _number(text: str, kind: type) -> float:
+def _number(text: str, kind: type, accept: Callable[[float], bool], rule: str) -> Any:
+    """``text`` read as ``kind`` (int or a finite float), refused unless ``accept``."""
     try:
         value = kind(text)
     except ValueError:
@@ -20,39 +22,29 @@ def _number(text: str, kind: type) -> float:
             f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
     if kind is float and not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    if not accept(value):
+        raise argparse.ArgumentTypeError(f"{text} {rule}")
     return value
 
 
 def positive_int(text: str) -> int:
     """An integer of at least 1 (a count of workers, attempts, genes...)."""
-    value = _number(text, int)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
+    return _number(text, int, lambda v: v >= 1, "must be at least 1")
 
 
 def positive_float(text: str) -> float:
     """A finite number above 0 (a size in MB, a timeout in seconds)."""
-    value = _number(text, float)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} must be above 0")
-    return value
+    return _number(text, float, lambda v: v > 0, "must be above 0")
 
 
 def non_negative_float(text: str) -> float:
     """A finite number of at least 0 (0 usually meaning "no limit")."""
-    value = _number(text, float)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} must not be negative")
-    return value
+    return _number(text, float, lambda v: v >= 0, "must not be negative")
 
 
 def fraction(text: str) -> float:
-    """A number from 0 to 1 inclusive (a threshold on a Jaccard index, a share)."""
-    value = _number(text, float)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{text} must be between 0 and 1")
-    return value
+    """A number from 0 to 1 inclusive (a threshold on a Jaccard index, a score)."""
+    return _number(text, float, lambda v: 0 <= v <= 1, "must be between 0 and 1")
 
 
 def http_url(text: str) -> str:
