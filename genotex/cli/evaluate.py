@@ -22,9 +22,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from genotex.evaluation.layout import SUBTASKS, TASKS, NotATreeError, check_prediction_tree
 from genotex.evaluation.untrusted import MIB, Limits
+from utils.arguments import positive_float, positive_int
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
-from utils.arguments import positive_float, positive_int
 from utils.paths import ENV_OUTPUT, add_path_arguments, exits_when_root_is_missing, paths_from_args
 
 # The evaluator and its readers (numpy, pandas, scipy) are imported in main(), after the
@@ -160,6 +160,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         problem = "is not a folder" if reference.exists() else "does not exist"
         return _error(f"reference folder {reference} {problem} (pass -r REF or set "
                       f"{ENV_OUTPUT})")
+    from utils.io import prepare_target
+    for output in (args.report, args.html):  # a bad path is said now, not after the work
+        if output:
+            prepare_target(output)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     from genotex.evaluation.evaluator import EvaluationSettings, Evaluator, default_jobs

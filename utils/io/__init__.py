@@ -39,7 +39,8 @@ The names below are importable from ``utils.io`` directly; the table modules
 
 from utils.io.atomic import (TEMP_NAME, TEMP_SUFFIX, atomic_to_csv, atomic_write,
                              atomic_write_bytes, atomic_write_json, atomic_write_text,
-                             dumps_json, make_folder, remove_stale_temp_files)
+                             dumps_json, make_folder, prepare_target,
+                             remove_stale_temp_files)
 from utils.io.gzip_stream import (BLOCKS_AHEAD, GZIP_FIRST_INPUT_BYTES, GZIP_MAGIC,
                                   GZIP_MAX_INPUT_BYTES, GZIP_OUTPUT_PER_INPUT, INFLATE_ERRORS,
                                   BlockReader, CheckedGzip, inflate_bytes, inflate_module,
@@ -60,7 +61,7 @@ __all__ = [
     "atomic_write_text", "check_complete", "content_of", "data_lines", "decode_text",
     "dumps_json", "file_sha256", "gzip_content_digest", "inflate_bytes", "inflate_module",
     "is_gzip", "lock_file",
-    "locked", "make_folder", "open_binary", "open_raw", "open_text", "open_text_bytes", "read_json",
+    "locked", "make_folder", "prepare_target", "open_binary", "open_raw", "open_text", "open_text_bytes", "read_json",
     "read_raw_bytes",
     "read_table", "read_text", "remove_stale_temp_files", "several_cpus",
 ]

@@ -119,6 +119,25 @@ def make_folder(folder: PathLike) -> Path:
     return path
 
 
+def prepare_target(path: PathLike) -> Path:
+    """Check that ``path`` can be written as a file and create its folder.
+
+    What :func:`atomic_write` does first; a command calls it before long work
+    whose result goes to ``path``, so that a mistyped output path is said at
+    once, not after the work.
+
+    Raises
+    ------
+    utils.errors.OutputFileError
+        ``path`` is a folder, or its folder cannot be created.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise OutputFileError(target, "is a folder; expected the name of a file to write")
+    make_folder(target.parent)
+    return target
+
+
 def _create_temp(target: Path) -> Tuple[int, str]:
     """Create and lock ``.<name>.<pid>.<random>.tmp`` beside ``target``; (fd, path)."""
     while True:
@@ -165,16 +184,13 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str = "utf-8",
     Raises
     ------
     utils.errors.OutputFileError
-        ``path`` is a folder, its folder cannot be created (:func:`make_folder`),
+        ``path`` is a folder, its folder cannot be created (:func:`prepare_target`),
         or the file cannot be written there (no permission, a read-only or full
         disk); the message names the path and ``path`` is left untouched.
     """
     if mode not in ("w", "wb"):
         raise ValueError("atomic_write supports modes 'w' and 'wb'")
-    target = Path(path)
-    if target.is_dir():
-        raise OutputFileError(target, "is a folder; expected the name of a file to write")
-    make_folder(target.parent)
+    target = prepare_target(path)
     remove_stale_temp_files(target.parent)
     try:
         fd, tmp_name = _create_temp(target)
