@@ -25,6 +25,7 @@ from download.cli import (add_transfer_arguments, http_client_from_args,
                           run_network_command, state_dir_from_args)
 from download.defaults import MIN_SCORE, PAPER_THRESHOLD, TRAIT_DISEASES
 from download.fetch import fetch_resumable, install_file
+from utils.arguments import fraction
 from utils.errors import InputFileError
 from utils.io.http import DownloadError
 from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
@@ -51,13 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
                              "shipped in the download package)")
     parser.add_argument("--traits", nargs="+", metavar="TRAIT",
                         help="only these traits of the table (default: all)")
-    parser.add_argument("--min-score", type=float, default=MIN_SCORE,
+    parser.add_argument("--min-score", type=fraction, default=MIN_SCORE,
                         help="keep targets whose overall direct score is above this "
                              "(default: 0.2)")
     parser.add_argument("--ensembl-map", metavar="JSON", default=None,
                         help="Ensembl gene id -> symbol map (default: gene_ensembl.json "
                              "beside the synonym map)")
-    parser.add_argument("--threshold", type=float, default=PAPER_THRESHOLD,
+    parser.add_argument("--threshold", type=fraction, default=PAPER_THRESHOLD,
                         help="Jaccard threshold of the pair rules (default: 0.1)")
     parser.add_argument("--strict", action="store_true",
                         help="pair rule uses Jaccard > threshold instead of >=")

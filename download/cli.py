@@ -10,7 +10,9 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from download.fetch import HttpClient, default_state_dir
 from download.manifest import read_manifest
+from utils.arguments import non_negative_float, positive_float, positive_int
 from utils.errors import InputFileError
+from utils.io import make_folder
 from utils.io.http import NO_DEADLINE, Deadline, NameResolutionError, RateLimiter, RetryPolicy
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ProjectPaths
@@ -27,26 +29,26 @@ def add_transfer_arguments(parser: argparse.ArgumentParser, units: bool = True) 
                        help="folder for part files, checkpoints and the search plan, "
                             "outside the data tree (env GENOTEX_DOWNLOAD_STATE; default: "
                             "<input>/../.<input name>_download_state)")
-    group.add_argument("--retries", type=int, default=6, metavar="N",
+    group.add_argument("--retries", type=positive_int, default=6, metavar="N",
                        help="attempts per request or file, the first included (default: 6)")
-    group.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    group.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
                        help="socket timeout of one request (default: 60)")
-    group.add_argument("--backoff", type=float, default=1.0, metavar="SECONDS",
+    group.add_argument("--backoff", type=non_negative_float, default=1.0, metavar="SECONDS",
                        help="base of the exponential back-off between attempts (default: 1)")
-    group.add_argument("--request-deadline", type=float, default=1800.0, metavar="SECONDS",
+    group.add_argument("--request-deadline", type=non_negative_float, default=1800.0, metavar="SECONDS",
                        help="longest time one attempt (request and body) may take; 0: no "
                             "limit (default: 1800)")
-    group.add_argument("--transfer-deadline", type=float, default=7200.0, metavar="SECONDS",
+    group.add_argument("--transfer-deadline", type=non_negative_float, default=7200.0, metavar="SECONDS",
                        help="longest time one file or request may take, every attempt and "
                             "back-off wait included; 0: no limit (default: 7200)")
-    group.add_argument("--run-deadline", type=float, default=0.0, metavar="SECONDS",
+    group.add_argument("--run-deadline", type=non_negative_float, default=0.0, metavar="SECONDS",
                        help="longest time the whole command may take; what is left is "
                             "reported as failed and a re-run continues; 0: no limit "
                             "(default: 0)")
-    group.add_argument("--min-speed", type=float, default=1024.0, metavar="BYTES_PER_S",
+    group.add_argument("--min-speed", type=non_negative_float, default=1024.0, metavar="BYTES_PER_S",
                        help="abandon (and retry) a transfer averaging fewer bytes per second "
                             "over a minute; 0: no check (default: 1024)")
-    group.add_argument("--max-file-mb", type=float, default=4096.0, metavar="MB",
+    group.add_argument("--max-file-mb", type=positive_float, default=4096.0, metavar="MB",
                        help="largest file accepted, MiB, when no size is known beforehand "
                             "(default: 4096)")
     group.add_argument("--seed", type=int, default=None,
@@ -103,10 +105,17 @@ def http_client_from_args(args: argparse.Namespace, rate: Optional[float] = None
 
 
 def state_dir_from_args(args: argparse.Namespace, paths: ProjectPaths) -> Path:
-    """``--state-dir`` or the default beside the input root."""
+    """``--state-dir`` or the default beside the input root, created.
+
+    Raises
+    ------
+    utils.errors.OutputFileError
+        The folder cannot be created (:func:`utils.io.make_folder`): said before
+        any request, not after the searches.
+    """
     if args.state_dir:
-        return Path(args.state_dir).expanduser().resolve()
-    return default_state_dir(paths.input)
+        return make_folder(Path(args.state_dir).expanduser().resolve())
+    return make_folder(default_state_dir(paths.input))
 
 
 def manifest_checksums(args: argparse.Namespace) -> Dict[str, str]:

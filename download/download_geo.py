@@ -24,6 +24,7 @@ from download.eutils import RETMAX, EutilsClient, EutilsSettings, GdsQuery
 from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url, load_plans,
                           plan_trait, plan_units, read_search_terms, save_plans)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
+from utils.arguments import http_url, non_negative_float, positive_float, positive_int
 from utils.errors import InputFileError
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
 from utils.logs import progress
@@ -41,9 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="traits to fetch (default: every trait in task_info.json)")
     add_path_arguments(parser, ("root", "input", "metadata", "task_info"))
     search = parser.add_argument_group("search")
-    search.add_argument("--eutils-url", default=None, metavar="URL",
+    search.add_argument("--eutils-url", type=http_url, default=None, metavar="URL",
                         help="E-utilities base URL (env GENOTEX_EUTILS_URL; default: NCBI)")
-    search.add_argument("--geo-url", default=None, metavar="URL",
+    search.add_argument("--geo-url", type=http_url, default=None, metavar="URL",
                         help="GEO download root holding series/ (env GENOTEX_GEO_URL; "
                              "default: https://ftp.ncbi.nlm.nih.gov/geo/)")
     search.add_argument("--search-terms", metavar="TSV", default=None,
@@ -66,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
              "largest allowed series-matrix file, MiB"),
             (rules, "--max-soft-mb", SizeRules.max_soft_mb,
              "family SOFT must be smaller than this, MiB")):
-        group.add_argument(flag, type=type(default), default=default,
+        kind = positive_int if isinstance(default, int) else (
+            non_negative_float if flag.startswith("--min") else positive_float)
+        group.add_argument(flag, type=kind, default=default,
                            help=f"{text} (default: %(default)s)")
     rules.add_argument("--replan", action="store_true",
                        help="search again instead of reusing the saved plan of each trait")
@@ -82,6 +85,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return run_network_command(build_parser, run, argv)
 
 
+def check_ranges(args: argparse.Namespace) -> None:
+    """Refuse a search whose lower bound is above its upper bound (a ValueError)."""
+    for low, high in (("min_samples", "max_samples"), ("first_year", "last_year"),
+                      ("min_matrix_mb", "max_matrix_mb")):
+        if getattr(args, low) > getattr(args, high):
+            raise ValueError(f"--{low.replace('_', '-')} {getattr(args, low)} is above "
+                             f"--{high.replace('_', '-')} {getattr(args, high)}: "
+                             "no series could match")
+
+
 def run(args: argparse.Namespace) -> int:
     """The GEO downloader on parsed arguments (see :func:`main`)."""
     paths = paths_from_args(args)
@@ -89,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         traits = traits_from_args(args.traits, paths)
         terms = read_search_terms(args.search_terms) if args.search_terms else {}
         checksums = manifest_checksums(args)
+        check_ranges(args)
     except (InputFileError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -130,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
                         for plan in chosen for accession, error in plan.failed.items()]
     print(describe_plans(chosen))
     if args.dry_run:
+        for failure in search_failures:  # what the dry run could not plan, and why
+            print(f"  FAILED {failure.error}")
         return 1 if search_failures else 0
     units = plan_units(chosen, paths.geo_input)
     if checksums:

@@ -22,6 +22,7 @@ from download.cli import (add_transfer_arguments, http_client_from_args, manifes
                           run_network_command, state_dir_from_args)
 from download.tcga import GENE_DATASETS, plan_cohort, select_cohorts, xena_base_url
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
+from utils.arguments import http_url
 from utils.errors import InputFileError
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
 from utils.logs import progress
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--table", default=COHORT_TABLE, metavar="TSV",
                         help="cohort table: code, Xena cohort, folder, traits "
                              "(default: xena_cohorts.tsv, shipped in the utils package)")
-    parser.add_argument("--xena-url", default=None, metavar="URL",
+    parser.add_argument("--xena-url", type=http_url, default=None, metavar="URL",
                         help="hub download root (env GENOTEX_XENA_URL; default: the TCGA "
                              "hub's public bucket)")
     parser.add_argument("--gene-datasets", nargs="+", default=list(GENE_DATASETS),
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         for cohort in table:
             print(f"{cohort.code}\t{cohort.folder}\t{';'.join(cohort.traits) or '-'}")
         return 0
+    state = state_dir_from_args(args, paths)  # before any request: a bad path is said first
     base = xena_base_url(args.xena_url)
     http = http_client_from_args(args, allowed_hosts=(base,))
     units, failures = [], []
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 break
     if checksums:
         units = attach_checksums(units, checksums, paths.input)
-    report = download_units(http, units, state_dir_from_args(args, paths), force=args.force,
+    report = download_units(http, units, state, force=args.force,
                             progress=not args.no_progress, fail_fast=args.fail_fast,
                             desc="TCGA cohorts")
     for failure in failures:

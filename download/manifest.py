@@ -25,6 +25,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from utils.arguments import positive_int
 from utils.errors import InputFileError
 from utils.io import PathLike, atomic_write_text, file_sha256, read_text
 from utils.logs import add_verbosity_argument, configure_logging
@@ -157,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_path_arguments(parser, ("root", "input", "metadata"))
     parser.add_argument("--manifest", metavar="PATH", default=None,
                         help=f"manifest file (default: <metadata>/{MANIFEST_NAME})")
-    parser.add_argument("--jobs", type=int, default=2,
+    parser.add_argument("--jobs", type=positive_int, default=2,
                         help="threads hashing files in parallel (default: 2)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     add_verbosity_argument(parser)

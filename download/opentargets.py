@@ -223,7 +223,14 @@ def iter_associations(files: Sequence[PathLike], wanted: Optional[Iterable[str]]
 
 def collect_scores(files: Sequence[PathLike], table: Sequence[TraitDiseases],
                    progress: bool = True) -> Dict[str, Dict[str, float]]:
-    """``{trait: {targetId: best score}}`` for every trait of ``table``."""
+    """``{trait: {targetId: best score}}`` for every trait of ``table``.
+
+    Raises
+    ------
+    InputFileError
+        No row of the files names a disease of the table (an empty file, or
+        not an association release): every trait would lose its related genes.
+    """
     traits_of: Dict[str, List[str]] = {}
     for row in table:
         for disease in row.disease_ids:
@@ -234,6 +241,10 @@ def collect_scores(files: Sequence[PathLike], table: Sequence[TraitDiseases],
             best = scores[trait]
             if score > best.get(target, float("-inf")):
                 best[target] = score
+    if traits_of and files and not any(scores.values()):
+        raise InputFileError(files[0], f"no association of any disease of the table in "
+                             f"{len(files)} file(s) read: an empty file, or not "
+                             "associationByOverallDirect? (nothing written)")
     return scores
 
 

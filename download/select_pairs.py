@@ -19,6 +19,7 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from download.defaults import PAPER_THRESHOLD
+from utils.arguments import fraction
 from utils.errors import InputFileError
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.tcga_cohorts import CANCER_TRAITS, read_cancer_traits
@@ -35,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "and write them back (or to "
                     "--output). Optionally compare with a reference task info.")
     add_path_arguments(parser, ("root", "metadata", "task_info"))
-    parser.add_argument("--threshold", type=float, default=PAPER_THRESHOLD,
+    parser.add_argument("--threshold", type=fraction, default=PAPER_THRESHOLD,
                         help="minimum Jaccard index of two traits' related-gene sets "
                              "(default: 0.1, the paper; the upstream notebook used 0.2)")
     parser.add_argument("--strict", action="store_true",
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--compare", metavar="JSON", default=None,
                         help="reference task info: report how many of its conditions are "
                              "reproduced (recall) and how many extra pairs appear")
-    parser.add_argument("--sweep", nargs="+", type=float, metavar="T", default=None,
+    parser.add_argument("--sweep", nargs="+", type=fraction, metavar="T", default=None,
                         help="with --compare: also report these thresholds")
     parser.add_argument("--dry-run", action="store_true",
                         help="compute and report, write nothing")

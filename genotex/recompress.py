@@ -60,7 +60,7 @@ COMPRESS_RENAME = "compress+rename"  # plain content, lost suffix: gzip to <name
 RENAME = "rename"              # gzip content, lost suffix: rename to <name>.gz
 DEDUPE = "remove-duplicate"    # <name>.gz holds the same content: remove <name>
 CONFLICT = "conflict"          # <name> and a different <name>.gz: left alone
-CORRUPT = "corrupt"            # --verify found a damaged gzip file
+CORRUPT = "corrupt"            # an empty file, or --verify found a damaged gzip file
 
 
 @dataclass(frozen=True)
@@ -189,6 +189,10 @@ def plan_actions(root: PathLike, patterns: Sequence[str] = LOST_SUFFIX_PATTERNS,
         if TEMP_MARKER in name and name.startswith("."):
             report.stale_temporaries.append(path)
             continue
+        if name.endswith(".gz") or _is_candidate_lost_suffix(name, patterns):
+            if not os.stat(path).st_size:  # never a gzip file, nor a GEO / Xena table:
+                report.conflicts.append(Action(CORRUPT, path, path))  # a cut download
+                continue
         if name.endswith(".gz"):
             if not is_gzip(path):
                 report.done.append(Action(COMPRESS, path, path))

@@ -7,7 +7,8 @@ that name the file (``errors``), the file formats (``schemas``), the problem lis
 (``selection``), the domain rules written once (``columns``), gene-symbol maps
 (``symbols``), the committed TCGA cohort table (``tcga_cohorts``), pure metrics
 (``metrics``), logging and progress bars (``logs``), seeds, cores and worker
-lifetime (``runtime``), written precision (``precision``), the compatibility
+lifetime (``runtime``), written precision (``precision``), the value types of
+command-line flags (``arguments``), the compatibility
 shims of the original project (``utils.utils``, ``notebook_namespace``), and the
 interpreter check every package meets first (:func:`check_python`).
 

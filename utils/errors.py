@@ -32,6 +32,16 @@ class InputFileError(ValueError):
         super().__init__(f"{where}: {problem}")
 
 
+class OutputFileError(InputFileError):
+    """A file or folder could not be written (a folder where a file is meant, a file
+    where a folder is meant, no permission, a read-only or full disk).
+
+    A subclass of :class:`InputFileError` so that every command line that reports
+    a bad file in one line reports an unwritable one the same way; the message
+    starts with the path that could not be written.
+    """
+
+
 class NoGeneDataError(InputFileError):
     """A cohort has no usable gene-expression data (e.g. no symbol column)."""
 

@@ -331,14 +331,17 @@ def exits_when_root_is_missing(main: Callable[[Optional[Sequence[str]]], int]
 
     An installed command run outside a GenoTEX checkout without the flags that
     name its folders ends with ``<command>: error: <the RootNotFoundError
-    message>`` on stderr and exit code 2, not a traceback. For the ``main``
+    message>`` on stderr and exit code 2, not a traceback. So does any other
+    :class:`~utils.errors.InputFileError` that ``main`` lets through, e.g. an
+    :class:`~utils.errors.OutputFileError` (a report or result that cannot be
+    written where the flags say): the message names the file. For the ``main``
     functions of command lines only (library code raises).
     """
     @functools.wraps(main)
     def run(argv: Optional[Sequence[str]] = None) -> int:
         try:
             return main(argv)
-        except RootNotFoundError as exc:
+        except InputFileError as exc:
             sys.stderr.write(f"{Path(sys.argv[0]).name}: error: {exc}\n")
             return 2
 

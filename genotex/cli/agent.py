@@ -34,6 +34,7 @@ from genotex.methods.genoagent.settings import GIB, ROLES, AgentSettings
 from genotex.methods.llm.client import (RESERVED_KEYS, STRUCTURED_LEVELS, ChatClient,
                                         EndpointSettings, redact)
 from genotex.methods.llm.ratelimit import RateLimiter, RateLimits
+from utils.arguments import non_negative_float, positive_int
 from utils.errors import InputFileError
 from utils.io import atomic_write_json, read_json
 from utils.io.http import RetryPolicy
@@ -84,12 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
                              "--traits and --problems, every problem of the task info")
     parser.add_argument("--force", action="store_true",
                         help="start the run folder afresh instead of resuming")
-    parser.add_argument("--time-limit", type=float, default=0.0, metavar="SECONDS",
-                        help="wall time per cohort / problem task (default: none)")
+    parser.add_argument("--time-limit", type=non_negative_float, default=0.0,
+                        metavar="SECONDS",
+                        help="wall time per cohort / problem task (default: 0, none)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.add_argument("--seed", type=int, default=42,
                         help="seed of the random baseline (default: 42)")
-    parser.add_argument("--genes", type=int, default=50, metavar="N",
+    parser.add_argument("--genes", type=positive_int, default=50, metavar="N",
                         help="genes per problem of the data-free baselines (default: 50)")
     scale = parser.add_argument_group("scale: concurrency, cluster, budget, replay, repeats")
     scale.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
@@ -318,8 +320,7 @@ def _write_config(run_dir: Path, args: argparse.Namespace, **changes: Any) -> No
     settings.update(changes)
     if args.replay:
         settings["replayed_from"] = str(Path(args.replay).resolve())
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(run_dir / CONFIG_NAME, settings)
+    atomic_write_json(run_dir / CONFIG_NAME, settings)  # creates run_dir, or says why not
 
 
 def _run_repeats(args: argparse.Namespace, paths: Any, problems: Sequence[Any], key: str,

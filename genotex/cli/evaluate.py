@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from genotex.evaluation.layout import SUBTASKS, TASKS, NotATreeError, check_prediction_tree
 from genotex.evaluation.untrusted import MIB, Limits
+from utils.arguments import positive_float, positive_int
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ENV_OUTPUT, add_path_arguments, exits_when_root_is_missing, paths_from_args
@@ -81,13 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
                              ".leaderboard.csv)")
     parser.add_argument("--html", default=None, metavar="FILE",
                         help="write a self-contained HTML report with plots (works offline)")
-    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+    parser.add_argument("-j", "--jobs", type=positive_int, default=None, metavar="N",
                         help="worker processes for the preprocessing comparison "
                              "(default: available cores)")
-    parser.add_argument("--max-json-mb", type=float, default=Limits.max_json_bytes / MIB,
+    parser.add_argument("--max-json-mb", type=positive_float, default=Limits.max_json_bytes / MIB,
                         metavar="MB", help="largest predicted JSON file read "
                                            "(default: %(default).0f)")
-    parser.add_argument("--max-table-mb", type=float, default=Limits.max_table_bytes / MIB,
+    parser.add_argument("--max-table-mb", type=positive_float, default=Limits.max_table_bytes / MIB,
                         metavar="MB",
                         help="largest predicted CSV read, unless its reference table is "
                              f"larger: then up to {Limits.table_size_ratio:g}x the reference "
@@ -156,8 +157,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     except InputFileError as exc:
         return _error(f"{exc} (pass -r REF or set {ENV_OUTPUT})")
     if not reference.is_dir():
-        return _error(f"reference folder {reference} does not exist (pass -r REF or set "
+        problem = "is not a folder" if reference.exists() else "does not exist"
+        return _error(f"reference folder {reference} {problem} (pass -r REF or set "
                       f"{ENV_OUTPUT})")
+    from utils.io import prepare_target
+    for output in (args.report, args.html):  # a bad path is said now, not after the work
+        if output:
+            prepare_target(output)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     from genotex.evaluation.evaluator import EvaluationSettings, Evaluator, default_jobs

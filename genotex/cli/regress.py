@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from genotex.cli.common import SELECTION_HELP, UsageError
+from utils.arguments import positive_int
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 
@@ -52,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="these problems, e.g. 'Asthma|None' 'Asthma|Age' "
                              "'Asthma|Obesity' (None = unconditional); without --traits and "
                              "--problems, every problem of the task info")
-    parser.add_argument("-j", "--jobs", type=int, default=1,
+    parser.add_argument("-j", "--jobs", type=positive_int, default=1,
                         help="local worker processes (default: 1); with fewer processes "
                              "than cores, a problem's LMM fits use cores // jobs threads")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -129,7 +130,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                            remove_stale=args.remove_stale, log_level=level,
                            config=AnalysisConfig(model=args.model))
     try:
-        summary = run_problems(problems, settings, jobs=max(1, args.jobs),
+        summary = run_problems(problems, settings, jobs=args.jobs,
                                scheduler=args.scheduler, progress=not args.no_progress)
     except SchedulerError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)

@@ -20,6 +20,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 from genotex.evaluation.statuses import EMPTY, MALFORMED, MISSING, ItemError
 from utils.errors import InputFileError
 from utils.io import GZIP_MAGIC, PathLike, check_complete, decode_text, open_binary
+from utils.io.readers import unique_keys
 
 MIB = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
@@ -77,15 +78,6 @@ def decode_content(data: bytes, path: Path, strict: bool) -> str:
                         f"at offset {exc.start})", line=line) from exc
 
 
-def _reject_duplicate_keys(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
-    result: Dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
-    return result
-
-
 def parse_json_bytes(data: bytes, path: Path, strict: bool = True) -> Any:
     """Parse JSON bytes; NaN/Infinity literals become floats, duplicate keys fail.
 
@@ -100,7 +92,7 @@ def parse_json_bytes(data: bytes, path: Path, strict: bool = True) -> Any:
     if not text.strip():
         raise ItemError(path, EMPTY, "empty file, expected JSON")
     try:
-        return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+        return json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise ItemError(path, MALFORMED, f"invalid JSON ({exc.msg})", line=exc.lineno) from exc
     except (ValueError, RecursionError) as exc:

@@ -13,6 +13,7 @@ import re
 from typing import Dict, Iterable, List, Optional, Set
 
 from genotex.methods.base import CohortTask
+from utils.errors import InputFileError
 from utils.paths import ProjectPaths
 from utils.problems import Problem
 from utils.tcga_cohorts import read_cohort_table
@@ -41,7 +42,19 @@ def traits_of(problems: Iterable[Problem]) -> Set[str]:
 
 def cohort_tasks(paths: ProjectPaths, traits: Optional[Iterable[str]] = None
                  ) -> List[CohortTask]:
-    """The cohort tasks of the input tree, for ``traits`` (all when None)."""
+    """The cohort tasks of the input tree, for ``traits`` (all when None).
+
+    Raises
+    ------
+    InputFileError
+        The input tree has neither a ``GEO/`` nor a ``TCGA/`` folder (a mistyped
+        ``--input-dir``): a method that preprocesses would find nothing to do
+        and report a run without cohorts as a success.
+    """
+    if not paths.geo_input.is_dir() and not paths.tcga_input.is_dir():
+        raise InputFileError(paths.input, f"input tree not found: no {paths.geo_input.name}/ "
+                             f"or {paths.tcga_input.name}/ folder (check --input-dir or "
+                             "GENOTEX_INPUT)")
     wanted = None if traits is None else set(traits)
     tasks: List[CohortTask] = []
     if paths.geo_input.is_dir():

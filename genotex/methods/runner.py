@@ -55,7 +55,7 @@ from genotex.methods.scheduler import Task, TaskGraph, build_tasks
 from genotex.methods.workers import (Backend, Cluster, Inline, Processes, RemoteRun, TaskResult,
                                      Threads)
 from utils.errors import InputFileError
-from utils.io import atomic_write_json, read_json
+from utils.io import atomic_write_json, make_folder, read_json
 from utils.logs import progress as progress_bar
 from utils.paths import ProjectPaths
 from utils.problems import Problem, load_task_info
@@ -265,11 +265,11 @@ def run_method(method: Method, paths: ProjectPaths, problems: Sequence[Problem],
     Raises
     ------
     InputFileError
-        A run folder of another method; FileNotFoundError: a replay source without
-        exchanges; SchedulerError: an unreachable Dask scheduler.
+        A run folder of another method, or (OutputFileError) one that cannot be
+        created; FileNotFoundError: a replay source without exchanges;
+        SchedulerError: an unreachable Dask scheduler.
     """
-    run_dir = Path(options.run_dir).resolve()
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = make_folder(Path(options.run_dir).resolve())
     source = replay_source(Path(options.replay)) if options.replay is not None else None
     if options.force:
         _fresh_run_folder(run_dir)
@@ -277,7 +277,7 @@ def run_method(method: Method, paths: ProjectPaths, problems: Sequence[Problem],
     tree = run_dir / TREE_NAME
     for folder in (tree / "preprocess", tree / "regress", run_dir / "scratch",
                    run_dir / EXCHANGES_NAME):
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
     log = RunLog(run_dir / LOG_NAME, options.secrets)
     run_id = uuid.uuid4().hex
     budget = Budget(options.max_cost, replay=source is not None)

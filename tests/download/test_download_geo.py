@@ -224,6 +224,30 @@ def test_persistent_search_failure_is_reported(geo, tmp_path, capsys, monkeypatc
     assert "secret-key-123" not in out + captured.err
 
 
+def test_a_dry_run_says_why_a_search_failed(geo, tmp_path, capsys):
+    geo.hub.fail("/eutils/esearch.fcgi", *["500"] * 10)
+    assert download_geo.main(cli_args(geo, tmp_path, "--retries", "2", "--dry-run")) == 1
+    out = capsys.readouterr().out
+    assert "FAILED Asthma: esearch: could not fetch" in out and "HTTP 500" in out
+
+
+@pytest.mark.parametrize("low, high", [("--min-samples", "--max-samples"),
+                                       ("--first-year", "--last-year")])
+def test_a_reversed_range_is_refused_before_any_request(geo, tmp_path, capsys, low, high):
+    assert download_geo.main(cli_args(geo, tmp_path, low, "2020", high, "10")) == 2
+    assert f"error: {low} 2020 is above {high} 10" in capsys.readouterr().err
+    assert not geo.hub.log
+
+
+def test_a_state_folder_that_cannot_be_made_is_said_before_any_request(geo, tmp_path, capsys):
+    (tmp_path / "state_file").write_text("")
+    code = download_geo.main(cli_args(geo, tmp_path, "--state-dir",
+                                      str(tmp_path / "state_file")))
+    assert code == 2 and not geo.hub.log
+    err = capsys.readouterr().err
+    assert f"error: {tmp_path / 'state_file'}: cannot create this folder" in err
+
+
 def test_invalid_json_is_retried_then_reported(geo, tmp_path):
     calls = []
 

@@ -102,6 +102,20 @@ def test_bad_json_lines_are_clear_errors(tmp_path):
         collect_scores([bad], table, progress=False)
 
 
+@pytest.mark.parametrize("content", ["", '{"diseaseId": "EFO_OTHER", "targetId": "ENSG1", '
+                                         '"score": 0.9}\n'])
+def test_associations_without_a_disease_of_the_table_are_refused(tmp_path, content):
+    # an empty (or wrong) release would give every trait an empty gene list, written
+    # over task_info.json
+    path = tmp_path / "part-0.json"
+    path.write_text(content)
+    table = [TraitDiseases("Asthma", ("EFO_A",), "asthma", "curated")]
+    with pytest.raises(InputFileError, match="no association of any disease of the table") \
+            as info:
+        collect_scores([path], table, progress=False)
+    assert str(info.value).startswith(str(path))
+
+
 def test_committed_table_covers_the_benchmark():
     table = read_trait_diseases(TRAIT_DISEASES)
     assert len(table) == 132

@@ -181,6 +181,17 @@ def test_verify_reports_truncated_gzip(unpacked):
     assert any(a.source == damaged and a.kind == "corrupt" for a in report.conflicts)
 
 
+@pytest.mark.parametrize("name", ["GSE9100002_series_matrix.txt.gz", "GSE9100002_family.soft"])
+def test_an_empty_file_is_reported_corrupt_and_left_empty(unpacked, name):
+    # gzipping it would turn an interrupted download into a valid-looking empty gzip
+    empty = unpacked / RA / name
+    empty.write_bytes(b"")
+    report = recompress_tree(unpacked, verify=False)
+    assert [(a.kind, a.source) for a in report.conflicts] == [("corrupt", empty)]
+    assert empty.read_bytes() == b"" and not empty.with_name(name + ".gz").exists()
+    assert not report.ok
+
+
 def test_cli(unpacked, capsys):
     before = snapshot(unpacked)
     assert recompress_files.main(["--input-dir", str(unpacked), "--dry-run"]) == 0

@@ -30,8 +30,8 @@ from utils.errors import InputFileError, NoGeneDataError
 from utils.input_safety import ReadLimits
 from utils.io import FALLBACK_ERRORS, PathLike, decode_text
 from utils.io.rows import first_bad_row
-from utils.io.tables import (LineStream, TableSection, open_lines, row_problem,
-                             row_width_error, unterminated_problem)
+from utils.io.tables import (LineStream, TableSection, open_lines, repeated_column_problem,
+                             row_problem, row_width_error, unterminated_problem)
 from utils.symbols import load_synonym_map, synonym_map_path
 
 logger = logging.getLogger(__name__)
@@ -69,10 +69,19 @@ def _table_header(stream: LineStream, path: Path, platform_id: str) -> Optional[
     return header
 
 
+def _check_header_names(path: Path, names: Sequence[str], line: int) -> None:
+    """Refuse a repeated column name (pandas would rename the second ``<name>.1``)."""
+    problem = repeated_column_problem(path, [name.strip() for name in names], line)
+    if problem is not None:
+        raise problem
+
+
 def _read_platform_table(stream: LineStream, path: Path, platform_id: str) -> pd.DataFrame:
     header = _table_header(stream, path, platform_id)
     header_line = stream.line_no + 1
     n_fields = header.count(b"\t") + 1 if header and header.strip() else None
+    if n_fields:
+        _check_header_names(path, decode_text(header).split("\t"), header_line)
     section = stream.section(TABLE_END, n_fields=n_fields, stray_markers=(TABLE_BEGIN,))
     what = f"platform {platform_id} annotation row"
     try:
@@ -206,14 +215,18 @@ def _read_plain_table(stream: LineStream, path: Path) -> pd.DataFrame:
     with a line ending.
     """
     first = _skip_blank_lines(stream) or b""
+    if not first:
+        raise InputFileError(path, "empty file, expected a SOFT file or an annotation table")
     header_line = stream.line_no + 1
     if b"\t" in first:
+        _check_header_names(path, decode_text(first).split("\t"), header_line)
         section = stream.section(None, n_fields=first.count(b"\t") + 1)
         table = _parse_plain_table(section, path, "\t", header_line)
     else:
         section = stream.section(None)
         data = section.read()
         header = next(csv.reader([decode_text(first)]), [])
+        _check_header_names(path, header, header_line)
         bad = first_bad_row(data, len(header), ",", header_line)
         if bad is not None:
             raise row_width_error(path, "annotation table row", bad[0], bad[1], len(header),

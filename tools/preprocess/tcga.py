@@ -29,7 +29,8 @@ from tools.preprocess.clinical import AGE, GENDER, MAX_AGE_YEARS, convert_gender
 from utils.errors import InputFileError, NoGeneDataError
 from utils.input_safety import ReadLimits
 from utils.io import FALLBACK_ERRORS, PathLike, decode_text
-from utils.io.tables import LineStream, open_lines, unterminated_problem
+from utils.io.tables import (LineStream, open_lines, repeated_column_problem,
+                             unterminated_problem)
 
 logger = logging.getLogger(__name__)
 
@@ -161,17 +162,23 @@ def tcga_read_clinical_data(path: PathLike, *,
     Raises
     ------
     InputFileError
-        Empty file, wrong first column, wrong number of fields, duplicate ids,
-        a last row without line ending (truncated file), UTF-16, binary or
-        HTML content, a line or a file over the caps.
+        Empty file, wrong first column, a column name repeated, no sample
+        row, wrong number of fields, duplicate ids, a last row without line
+        ending (truncated file), UTF-16, binary or HTML content, a line or a
+        file over the caps.
     """
     with open_lines(path, limits) as stream:
         header = _header_fields(stream, path)
         if header[0].strip() != SAMPLE_ID_COLUMN:
             raise InputFileError(path, f"not a Xena clinicalMatrix: first column is "
                                  f"{header[0][:40]!r}, expected {SAMPLE_ID_COLUMN!r}", line=1)
+        problem = repeated_column_problem(path, [name.strip() for name in header], line=1)
+        if problem is not None:
+            raise problem
         table = _read_checked_table(stream, path, len(header),
                                     dtype={SAMPLE_ID_COLUMN: str})
+    if not len(table.index):
+        raise InputFileError(path, "clinicalMatrix has a header but no sample rows")
     table.index = table.index.astype(str)
     _check_unique(path, list(table.index), "sampleID", line_of=lambda i: i + 2)
     return table

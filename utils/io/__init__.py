@@ -18,7 +18,8 @@ module              what
                     clinical tables)
 ``atomic``          atomic writes (temporary file, fsync, rename; stale temporary files
                     cleared) and :func:`atomic_to_csv`, the seam every table is written
-                    through
+                    through; an unwritable target or folder raises
+                    :class:`~utils.errors.OutputFileError` (:func:`make_folder`)
 ``locks``           :func:`locked`: inter-process locks kept outside the data trees
 ``http``            HTTP for every client: one retry policy, the retryable statuses,
                     ``Retry-After``, transfer errors (imported by module: ``utils.io.http``)
@@ -38,7 +39,8 @@ The names below are importable from ``utils.io`` directly; the table modules
 
 from utils.io.atomic import (TEMP_NAME, TEMP_SUFFIX, atomic_to_csv, atomic_write,
                              atomic_write_bytes, atomic_write_json, atomic_write_text,
-                             dumps_json, remove_stale_temp_files)
+                             dumps_json, make_folder, prepare_target,
+                             remove_stale_temp_files)
 from utils.io.gzip_stream import (BLOCKS_AHEAD, GZIP_FIRST_INPUT_BYTES, GZIP_MAGIC,
                                   GZIP_MAX_INPUT_BYTES, GZIP_OUTPUT_PER_INPUT, INFLATE_ERRORS,
                                   BlockReader, CheckedGzip, inflate_bytes, inflate_module,
@@ -59,7 +61,7 @@ __all__ = [
     "atomic_write_text", "check_complete", "content_of", "data_lines", "decode_text",
     "dumps_json", "file_sha256", "gzip_content_digest", "inflate_bytes", "inflate_module",
     "is_gzip", "lock_file",
-    "locked", "open_binary", "open_raw", "open_text", "open_text_bytes", "read_json",
+    "locked", "make_folder", "prepare_target", "open_binary", "open_raw", "open_text", "open_text_bytes", "read_json",
     "read_raw_bytes",
     "read_table", "read_text", "remove_stale_temp_files", "several_cpus",
 ]

@@ -22,6 +22,7 @@ import secrets
 from pathlib import Path
 from typing import IO, Any, Iterator, Tuple
 
+from utils.errors import OutputFileError
 from utils.io.types import PathLike
 
 try:  # POSIX: temporary files of live writers are marked by an flock
@@ -79,6 +80,64 @@ def remove_stale_temp_files(folder: PathLike) -> int:
     return removed
 
 
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The nearest existing non-folder among ``folder`` and its parents, or None."""
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate):
+            return None if candidate.is_dir() else candidate
+    return None
+
+
+def make_folder(folder: PathLike) -> Path:
+    """Create ``folder`` and its parents (if missing) to write into.
+
+    Parameters
+    ----------
+    folder : path-like
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    utils.errors.OutputFileError
+        The folder cannot be created: a file stands where it or one of its
+        parents should be, no permission, a read-only disk. The message names
+        the path.
+    """
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocking = _file_in_the_way(path)
+        if blocking is not None:
+            raise OutputFileError(path, f"cannot create this folder: {blocking} is a file, "
+                                  "not a folder") from exc
+        raise OutputFileError(path, f"cannot create this folder ({exc.strerror or exc})") \
+            from exc
+    return path
+
+
+def prepare_target(path: PathLike) -> Path:
+    """Check that ``path`` can be written as a file and create its folder.
+
+    What :func:`atomic_write` does first; a command calls it before long work
+    whose result goes to ``path``, so that a mistyped output path is said at
+    once, not after the work.
+
+    Raises
+    ------
+    utils.errors.OutputFileError
+        ``path`` is a folder, or its folder cannot be created.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise OutputFileError(target, "is a folder; expected the name of a file to write")
+    make_folder(target.parent)
+    return target
+
+
 def _create_temp(target: Path) -> Tuple[int, str]:
     """Create and lock ``.<name>.<pid>.<random>.tmp`` beside ``target``; (fd, path)."""
     while True:
@@ -121,13 +180,23 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str = "utf-8",
         temporary file is removed and ``path`` is left untouched. Temporary
         files that killed writers left in the folder are removed first
         (:func:`remove_stale_temp_files`).
+
+    Raises
+    ------
+    utils.errors.OutputFileError
+        ``path`` is a folder, its folder cannot be created (:func:`prepare_target`),
+        or the file cannot be written there (no permission, a read-only or full
+        disk); the message names the path and ``path`` is left untouched.
     """
     if mode not in ("w", "wb"):
         raise ValueError("atomic_write supports modes 'w' and 'wb'")
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = prepare_target(path)
     remove_stale_temp_files(target.parent)
-    fd, tmp_name = _create_temp(target)
+    try:
+        fd, tmp_name = _create_temp(target)
+    except OSError as exc:
+        raise OutputFileError(target, f"cannot write this file ({exc.strerror or exc})") \
+            from exc
     try:
         if mode == "wb":
             handle = os.fdopen(fd, "wb")
@@ -141,11 +210,16 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str = "utf-8",
     try:
         with handle:
             yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-            os.chmod(tmp_name, 0o644)
-            if fcntl is not None:  # rename while the lock still marks the file as live
-                os.replace(tmp_name, target)
+            try:
+                handle.flush()
+                os.fsync(handle.fileno())
+                os.chmod(tmp_name, 0o644)
+                if fcntl is not None:  # rename while the lock still marks the file as live
+                    os.replace(tmp_name, target)
+            except OSError as exc:  # a full disk, a folder that became read-only...
+                raise OutputFileError(target, f"cannot write this file "
+                                      f"({exc.strerror or exc}); the previous version, if "
+                                      "any, is kept") from exc
         if fcntl is None:  # pragma: no cover - an open file cannot be renamed there
             os.replace(tmp_name, target)
     except BaseException:

@@ -17,6 +17,7 @@ from typing import Iterator
 
 from filelock import FileLock
 
+from utils.io.atomic import make_folder
 from utils.io.types import PathLike
 from utils.paths import lock_dir
 
@@ -62,9 +63,14 @@ def locked(path: PathLike, timeout: float = 120.0) -> Iterator[None]:
         is created.
     timeout : float
         Seconds to wait before giving up with :class:`TimeoutError`.
+
+    Raises
+    ------
+    utils.errors.OutputFileError
+        The folder of ``path`` cannot be created (:func:`utils.io.make_folder`).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(target.parent)
     lock_path = lock_file(target)
     _private_dir(lock_path.parent)
     with FileLock(str(lock_path), timeout=timeout):

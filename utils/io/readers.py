@@ -328,21 +328,45 @@ def read_text(path: Union[PathLike, Traversable]) -> str:
         return decode_text(handle.read())
 
 
+class RepeatedKeyError(ValueError):
+    """A JSON object names the same key twice (:func:`unique_keys`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key {key!r}")
+        self.key = key
+
+
+def unique_keys(pairs: List[Tuple[str, Any]]) -> dict:
+    """``object_pairs_hook`` for :func:`json.loads`: the object as a dict, or
+    :class:`RepeatedKeyError` when a key occurs twice (plain ``json.loads`` keeps
+    the last value in silence)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set = set()
+        raise RepeatedKeyError(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return obj
+
+
 def read_json(path: Union[PathLike, Traversable]) -> Any:
     """Read a (possibly gzipped) JSON file with a clear error on bad content.
 
     Raises
     ------
     InputFileError
-        When the file is missing, empty, or not valid JSON.
+        When the file is missing, empty, or not valid JSON, or when an object
+        names a key twice (plain :func:`json.loads` keeps the last value in
+        silence: a cohort record or a trait written twice would be lost).
     """
     text = read_text(path)
     if not text.strip():
         raise InputFileError(path, "empty file, expected JSON")
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise InputFileError(path, f"invalid JSON ({exc.msg})", line=exc.lineno) from exc
+    except RepeatedKeyError as exc:
+        raise InputFileError(path, f"key {exc.key!r} occurs twice in one JSON object (the "
+                             "second value would replace the first in silence)") from None
 
 
 def check_complete(handle: IO) -> None:

@@ -139,6 +139,30 @@ def row_width_error(path: PathLike, what: str, line: int, found: int, n_fields: 
                           line=line)
 
 
+def repeated_column_problem(path: PathLike, names: Sequence[str], line: int,
+                            what: str = "column") -> Optional[InputFileError]:
+    """The error for the first header name that occurs twice, if any.
+
+    pandas would read the second one as ``<name>.1``: a repeated column is
+    refused instead, naming both positions (1-based). Empty names (unnamed
+    columns, which readers drop or name themselves) are not compared.
+
+    Examples
+    --------
+    >>> print(repeated_column_problem("a.txt", ["ID", "Symbol", "ID"], 1))
+    a.txt:1: column 'ID' occurs twice (columns 1 and 3)
+    """
+    seen: dict = {}
+    for position, name in enumerate(names, start=1):
+        if not name:
+            continue
+        if name in seen:
+            return InputFileError(path, f"{what} {name!r} occurs twice (columns "
+                                  f"{seen[name]} and {position})", line=line)
+        seen[name] = position
+    return None
+
+
 def unterminated_problem(path: PathLike, section: "TableSection") -> Optional[InputFileError]:
     """The error for a table that ends in the middle of a line (no final line ending)."""
     if section.unterminated_line is None:

@@ -165,6 +165,16 @@ def test_scale_flags_are_checked(tmp_path, capfd, monkeypatch):
     assert "--max-cost needs a price for every model; none for no-price-model" in err
 
 
+def test_a_missing_input_tree_or_an_unwritable_run_folder_is_one_line(tmp_path, capfd):
+    err = _error_of(["--method", "rules", "--input-dir", str(tmp_path / "typo"),
+                     "--run-dir", str(tmp_path / "run"), "--no-progress"], capfd)
+    assert f"{tmp_path / 'typo'}: input tree not found" in err and "Traceback" not in err
+    (tmp_path / "a_file").write_text("")
+    err = _error_of(["--method", "random", "--run-dir", str(tmp_path / "a_file"),
+                     "--no-progress"], capfd)
+    assert f"{tmp_path / 'a_file'} is a file, not a folder" in err and "Traceback" not in err
+
+
 def test_rpm_and_tpm_reach_one_limiter_shared_by_every_task(tmp_path, prices, monkeypatch):
     """``--rpm``/``--tpm`` build one limiter that admits every request of the concurrent
     tasks; with the window shortened to 1 s, ``--rpm 2`` lets at most two requests start

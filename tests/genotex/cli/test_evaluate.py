@@ -84,6 +84,26 @@ def test_missing_prediction_folder_is_a_usage_error(ref_root, tmp_path):
     assert result.returncode == 2 and "is not a folder" in result.stderr
 
 
+def test_a_file_as_reference_or_report_folder_is_named_without_traceback(ref_root, tmp_path):
+    (tmp_path / "file").write_text("x")
+    result = run_cli("-p", str(ref_root), "-r", str(tmp_path / "file"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"reference folder {tmp_path / 'file'} is not a folder" in result.stderr
+    task_info = write_task_info(tmp_path / "task_info.json")
+    result = run_cli("-p", str(ref_root), "-r", str(ref_root), "--task-info", str(task_info),
+                     "-t", "analysis", "-j", "1", "--no-progress",
+                     "--report", str(tmp_path / "file" / "report.json"), cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"eval.py: error: {tmp_path / 'file'}: cannot create this folder: " \
+        f"{tmp_path / 'file'} is a file, not a folder" in result.stderr
+    assert result.stdout == ""  # said before evaluating, not after
+    assert (tmp_path / "file").read_text() == "x"
+    result = run_cli("-p", str(ref_root), "-r", str(ref_root), "--task-info", str(task_info),
+                     "-t", "analysis", "--html", str(tmp_path), cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert f"eval.py: error: {tmp_path}: is a folder" in result.stderr
+
+
 def _not_a_tree(ref_root: Path, tmp_path: Path, case: str) -> tuple:
     """``(folder to pass, what the error must suggest)`` for each kind of wrong folder."""
     if case == "empty":

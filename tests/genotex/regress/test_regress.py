@@ -477,3 +477,13 @@ def test_an_unreadable_trait_table_fails_a_two_step_problem_instead_of_switching
     out = capsys.readouterr().out
     assert f"Asthma|Obesity: InputFileError: {table}: empty CSV file" in out
     assert not (tree["regress"] / "Asthma/significant_genes_condition_Obesity.json").exists()
+
+
+def test_an_unwritable_regress_folder_is_one_line_naming_it(tree, tmp_path, capsys):
+    blocking = tmp_path / "results_file"
+    blocking.write_text("not a folder")
+    assert _run(tree, blocking) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert f"error: {blocking}" in err and "is a file, not a folder" in err
+    assert blocking.read_text() == "not a folder"

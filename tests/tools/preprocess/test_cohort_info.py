@@ -141,7 +141,9 @@ def test_records_replaced_and_sorted(tmp_path):
 
 
 @pytest.mark.parametrize("content", ["{\"GSE1\": {\"is_usable\": tru", "[1, 2]", "",
-                                     "\x00\x01garbage"])
+                                     "\x00\x01garbage",
+                                     # a record written twice: which one is right?
+                                     "{\"GSE0\": {}, \"GSE0\": {}}"])
 def test_damaged_file_is_never_overwritten(tmp_path, content):
     path = info_path(tmp_path)
     path.parent.mkdir(parents=True)
@@ -150,6 +152,15 @@ def test_damaged_file_is_never_overwritten(tmp_path, content):
         validate_and_save_cohort_info(False, "GSE1", path, False, False)
     assert str(info.value).startswith(str(path))
     assert path.read_text() == content
+
+
+def test_a_file_in_place_of_the_trait_folder_is_named(tmp_path):
+    from utils.errors import OutputFileError
+    (tmp_path / "preprocess").mkdir()
+    (tmp_path / "preprocess" / "Asthma").write_text("a file")
+    with pytest.raises(OutputFileError, match="is a file, not a folder") as info:
+        validate_and_save_cohort_info(False, "GSE1", info_path(tmp_path), False, False)
+    assert str(info.value).startswith(str(tmp_path / "preprocess" / "Asthma"))
 
 
 def test_file_with_an_invalid_record_is_never_overwritten(tmp_path):

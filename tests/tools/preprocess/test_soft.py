@@ -309,6 +309,30 @@ def test_empty_soft_file(tmp_path: Path):
         read_platform_annotations(path)
 
 
+def test_empty_plain_annotation_file_is_named_without_parser_words(tmp_path: Path):
+    path = write(tmp_path / "GPL1.txt", b"")
+    with pytest.raises(InputFileError) as info:
+        get_gene_annotation(path)
+    assert str(info.value) == f"{path}: empty file, expected a SOFT file or an annotation table"
+
+
+@pytest.mark.parametrize("kind", ["soft", "tab", "csv"])
+def test_a_repeated_annotation_column_is_refused_naming_line_and_columns(tmp_path, kind):
+    # pandas would keep the first 'ID' and rename the second 'ID.1' in silence
+    if kind == "soft":
+        path = write(tmp_path / "f.soft", "^PLATFORM = GPL1\n!platform_table_begin\n"
+                     "ID\tGene Symbol\tID\np1\tA1BG\tx\n!platform_table_end\n")
+        line = 3
+    else:
+        sep = "\t" if kind == "tab" else ","
+        path = write(tmp_path / "GPL1.txt", sep.join(["ID", "Gene Symbol", "ID"]) + "\n"
+                     + sep.join(["p1", "A1BG", "x"]) + "\n")
+        line = 1
+    with pytest.raises(InputFileError) as info:
+        get_gene_annotation(path)
+    assert str(info.value) == f"{path}:{line}: column 'ID' occurs twice (columns 1 and 3)"
+
+
 def test_soft_without_platform_block(tmp_path: Path):
     path = write(tmp_path / "f.soft", "^SERIES = GSE1\n!Series_title = x\n")
     with pytest.raises(InputFileError, match="no '\\^PLATFORM' block"):

@@ -241,6 +241,9 @@ CLINICAL = ("sampleID\tgender\tage_at_initial_pathologic_diagnosis\n"
     ("patient\tgender\nTCGA-01-0001-01\tMALE\n", "not a Xena clinicalMatrix", 1),
     (CLINICAL + "TCGA-01-0001-01\tMALE\t70\n", "duplicate sampleID", 5),
     (CLINICAL + "TCGA-01-0003-01\tMALE\n", "expected 3 tab-separated fields", 5),
+    # pandas would read the second 'gender' as 'gender.1', the first one a guess
+    (CLINICAL.replace("age_at_initial_pathologic_diagnosis", "gender", 1),
+     r"column 'gender' occurs twice \(columns 2 and 3\)", 1),
 ])
 def test_read_clinical_data_bad_input(tmp_path, content, problem, line):
     path = tmp_path / "TCGA.X.sampleMap_X_clinicalMatrix"
@@ -248,6 +251,14 @@ def test_read_clinical_data_bad_input(tmp_path, content, problem, line):
     with pytest.raises(InputFileError, match=problem) as info:
         tcga_read_clinical_data(path)
     assert str(info.value).startswith(f"{path}:{line}:")
+
+
+def test_read_clinical_data_without_sample_rows_names_file(tmp_path):
+    path = tmp_path / "TCGA.X.sampleMap_X_clinicalMatrix"
+    path.write_text(CLINICAL.splitlines(keepends=True)[0])
+    with pytest.raises(InputFileError, match="a header but no sample rows") as info:
+        tcga_read_clinical_data(path)
+    assert str(info.value).startswith(str(path))
 
 
 def test_read_clinical_data_truncated_gzip_names_file(tmp_path):

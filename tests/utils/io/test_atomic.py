@@ -125,3 +125,58 @@ def test_writer_retries_when_a_cleaner_took_its_fresh_temp_file(tmp_path, monkey
     assert len(calls) == 2
     assert os.listdir(tmp_path) == ["a.csv"]
     assert (tmp_path / "a.csv").read_text() == "content"
+
+
+# --- an unwritable target: OutputFileError naming the path, the old version kept ---
+
+def test_a_folder_as_target_is_refused_naming_it(tmp_path):
+    from utils.errors import OutputFileError
+    (tmp_path / "report.json").mkdir()
+    with pytest.raises(OutputFileError, match=r"report\.json: is a folder"):
+        atomic_write_text(tmp_path / "report.json", "x")
+    assert os.listdir(tmp_path) == ["report.json"]  # no temporary file beside it
+
+
+def test_a_file_in_place_of_the_folder_is_named(tmp_path):
+    from utils.errors import OutputFileError
+    (tmp_path / "out").write_text("a file, not a folder")
+    with pytest.raises(OutputFileError) as caught:
+        atomic_write_json(tmp_path / "out" / "Trait" / "r.json", {})
+    assert str(caught.value).startswith(str(tmp_path / "out" / "Trait"))
+    assert f"{tmp_path / 'out'} is a file, not a folder" in str(caught.value)
+    assert (tmp_path / "out").read_text() == "a file, not a folder"
+
+
+@pytest.mark.parametrize("failing", ["open", "replace"])
+def test_a_read_only_disk_is_named_and_keeps_the_old_version(tmp_path, monkeypatch, failing):
+    # root ignores permission bits, so the read-only disk is simulated (errno EROFS)
+    import errno
+    from utils.errors import OutputFileError
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+    if failing == "open":
+        real_open = os.open
+        monkeypatch.setattr(atomic_module.os, "open",
+                            lambda name, *a, **k: refuse() if str(name).endswith(".tmp")
+                            else real_open(name, *a, **k))
+    else:
+        monkeypatch.setattr(atomic_module.os, "replace", refuse)
+    with pytest.raises(OutputFileError, match=r"out\.txt: cannot write this file "
+                                              r"\(Read-only file system"):
+        atomic_write_text(target, "new")
+    monkeypatch.undo()
+    assert target.read_text() == "old"
+    assert os.listdir(tmp_path) == ["out.txt"]
+
+
+def test_make_folder_names_the_blocking_file(tmp_path):
+    from utils.errors import OutputFileError
+    from utils.io import make_folder
+    (tmp_path / "a").write_text("")
+    with pytest.raises(OutputFileError, match="is a file, not a folder"):
+        make_folder(tmp_path / "a" / "b" / "c")
+    assert make_folder(tmp_path / "x" / "y") == tmp_path / "x" / "y"
+    assert (tmp_path / "x" / "y").is_dir()

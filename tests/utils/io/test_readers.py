@@ -62,6 +62,19 @@ def test_read_json_errors_name_file_and_line(tmp_path):
         read_json(bad)
 
 
+def test_read_json_refuses_a_key_written_twice_naming_it(tmp_path):
+    # json.loads alone keeps the second record of GSE1 and drops the first in silence
+    path = tmp_path / "cohort_info.json"
+    path.write_text('{\n "GSE1": {"is_usable": true},\n "GSE2": {"GSE1": 0},\n'
+                    ' "GSE1": {"is_usable": false}\n}\n')
+    with pytest.raises(InputFileError) as info:
+        read_json(path)
+    assert str(info.value) == (f"{path}: key 'GSE1' occurs twice in one JSON object (the "
+                               "second value would replace the first in silence)")
+    (tmp_path / "ok.json").write_text('{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}')
+    assert read_json(tmp_path / "ok.json") == {"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
 @pytest.mark.parametrize("reader", [open_binary, read_text, read_json])
 def test_a_fifo_is_refused_without_blocking(tmp_path, reader):
