@@ -77,10 +77,14 @@ def final_record(is_gene_available: bool, is_trait_available: bool, is_biased: b
     if not gene_columns(df.columns, trait):
         gene_ok = False
         notes.append("final linked table has no gene columns")
-    is_available = gene_ok and bool(is_trait_available)
+    trait_ok = bool(is_trait_available)
+    if trait_ok and trait is not None and not df[trait].notna().any():
+        trait_ok = False
+        notes.append(f"final linked table has no {trait} value")
+    is_available = gene_ok and trait_ok
     return CohortRecord(is_usable=is_available and not bool(is_biased),
                         is_gene_available=gene_ok,
-                        is_trait_available=bool(is_trait_available),
+                        is_trait_available=trait_ok,
                         is_available=is_available, is_biased=bool(is_biased),
                         has_age=AGE in df.columns, has_gender=GENDER in df.columns,
                         sample_size=int(len(df)), note="; ".join(notes))

@@ -113,6 +113,22 @@ def test_final_table_without_genes_is_not_gene_available(tmp_path):
     assert records["GSE5"]["note"] == "mapped; final linked table has no gene columns"
 
 
+def test_final_table_without_trait_values_is_not_trait_available(tmp_path):
+    """A trait column that holds nothing (say, a notebook that kept the samples
+    of a failed conversion) must not make the cohort usable: selection would
+    pick a cohort no analysis can use."""
+    path = info_path(tmp_path)
+    table = linked(4)
+    trait = table.columns[0]
+    table[trait] = float("nan")
+    assert validate_and_save_cohort_info(True, "GSE7", path, True, True, False,
+                                         table, note="linked") is False
+    record = read(path)["GSE7"]
+    assert (record["is_trait_available"], record["is_available"], record["is_usable"]) == (
+        False, False, False)
+    assert record["note"] == f"linked; final linked table has no {trait} value"
+
+
 def test_trait_column_found_by_folder_name(tmp_path):
     """A trait column not in first place is still not counted as a gene."""
     path = info_path(tmp_path, trait="Crohns_Disease")
