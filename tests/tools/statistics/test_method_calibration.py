@@ -35,6 +35,7 @@ from typing import Sequence, Tuple
 import numpy as np
 import pytest
 from scipy import stats
+from threadpoolctl import threadpool_limits
 
 import tools.statistics.lmm as lmm_module
 import tools.statistics.models.lasso as lasso_model_module
@@ -44,6 +45,15 @@ from genotex.testing.method_designs import (CONDITION_GENES, N_PLANTED, NULL_DES
 from tools.statistics.design import problem_designs
 from tools.statistics.reml import LOG_DELTA_BOUNDS, DeltaFit
 from tools.statistics.residualize import residualize
+
+
+@pytest.fixture(autouse=True)
+def single_threaded_blas():
+    """Small products in many replicates: one BLAS thread each, as every problem of
+    ``regress.py`` runs (threads only add overhead here, and last-bit differences)."""
+    with threadpool_limits(1):
+        yield
+
 
 # Null replicates per design. Under the complete null Benjamini-Hochberg keeps
 # P(V >= 1) <= q (it is then the family-wise error rate); the count of
