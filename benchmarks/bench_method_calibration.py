@@ -40,8 +40,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 REPO = Path(__file__).resolve().parent.parent
-if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO))
 
 from genotex.testing import method_designs as sim  # noqa: E402
 
