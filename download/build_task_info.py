@@ -26,7 +26,7 @@ from download.cli import (add_transfer_arguments, http_client_from_args,
 from download.defaults import MIN_SCORE, PAPER_THRESHOLD, TRAIT_DISEASES
 from download.fetch import fetch_resumable, install_file
 from utils.arguments import fraction
-from utils.errors import InputFileError
+from utils.errors import InputFileError, command_error
 from utils.io.http import DownloadError
 from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
                          paths_from_args)
@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         related = build_related_genes(files, table, ensembl, synonyms, args.min_score,
                                       progress=not args.no_progress)
     except (InputFileError, OSError, DownloadError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(command_error(exc), file=sys.stderr)
         return 2
     task_info = merge_related_genes(existing, related)
     if not args.keep_conditions:

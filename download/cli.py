@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 from download.fetch import HttpClient, default_state_dir
 from download.manifest import read_manifest
 from utils.arguments import non_negative_float, positive_float, positive_int
-from utils.errors import InputFileError
+from utils.errors import InputFileError, command_error
 from utils.io import make_folder
 from utils.io.http import NO_DEADLINE, Deadline, NameResolutionError, RateLimiter, RetryPolicy
 from utils.logs import add_verbosity_argument, configure_logging
@@ -170,5 +170,5 @@ def stop_at_unresolved_host(run: Callable[[], int]) -> int:
     try:
         return run()
     except NameResolutionError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(command_error(exc), file=sys.stderr)
         return 2

@@ -25,7 +25,7 @@ from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_b
                           plan_trait, plan_units, read_search_terms, save_plans)
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.arguments import http_url, non_negative_float, positive_float, positive_int
-from utils.errors import InputFileError
+from utils.errors import InputFileError, command_error
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
 from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
@@ -103,12 +103,12 @@ def run(args: argparse.Namespace) -> int:
         terms = read_search_terms(args.search_terms) if args.search_terms else {}
         checksums = manifest_checksums(args)
         check_ranges(args)
+        settings = EutilsSettings.from_environ(args.eutils_url)
+        base = geo_base_url(args.geo_url)
     except (InputFileError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(command_error(exc), file=sys.stderr)
         return 2
     state = state_dir_from_args(args, paths)
-    settings = EutilsSettings.from_environ(args.eutils_url)
-    base = geo_base_url(args.geo_url)
     deadline = run_deadline_from_args(args)
     hosts = (settings.base_url, base)  # redirects are followed within these hosts only
     eutils = EutilsClient(settings, http_client_from_args(args, rate=settings.rate,

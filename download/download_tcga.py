@@ -23,7 +23,7 @@ from download.cli import (add_transfer_arguments, http_client_from_args, manifes
 from download.tcga import GENE_DATASETS, plan_cohort, select_cohorts, xena_base_url
 from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
 from utils.arguments import http_url
-from utils.errors import InputFileError
+from utils.errors import InputFileError, command_error
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
 from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
@@ -75,14 +75,18 @@ def run(args: argparse.Namespace) -> int:
         cohorts = select_cohorts(table, args.cohorts, traits)
         checksums = manifest_checksums(args)
     except (InputFileError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(command_error(exc), file=sys.stderr)
         return 2
     if args.list:
         for cohort in table:
             print(f"{cohort.code}\t{cohort.folder}\t{';'.join(cohort.traits) or '-'}")
         return 0
     state = state_dir_from_args(args, paths)  # before any request: a bad path is said first
-    base = xena_base_url(args.xena_url)
+    try:
+        base = xena_base_url(args.xena_url)
+    except ValueError as exc:
+        print(command_error(exc), file=sys.stderr)
+        return 2
     http = http_client_from_args(args, allowed_hosts=(base,))
     units, failures = [], []
     for cohort in progress(cohorts, desc="check hub", unit="cohort", enabled=not args.no_progress):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from download.fetch import HttpClient
+from utils.arguments import base_url_setting
 from utils.io.http import DownloadError, RateLimiter, RetryPolicy
 
 logger = logging.getLogger(__name__)
@@ -97,8 +98,7 @@ class EutilsSettings:
                      environ: Optional[Mapping[str, str]] = None) -> "EutilsSettings":
         """Settings from flags and ``NCBI_API_KEY``, ``NCBI_EMAIL``, ``GENOTEX_EUTILS_URL``."""
         environ = os.environ if environ is None else environ
-        url = base_url or environ.get(ENV_EUTILS_URL) or EUTILS_URL
-        return cls(base_url=url if url.endswith("/") else url + "/",
+        return cls(base_url=base_url_setting(base_url, environ, ENV_EUTILS_URL, EUTILS_URL),
                    api_key=environ.get(ENV_API_KEY) or None,
                    email=environ.get(ENV_EMAIL) or None)
 

@@ -32,6 +32,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence
 from download.eutils import RETMAX, EutilsClient, GdsQuery, trait_search_words
 from download.fetch import HttpClient
 from download.transfer import DownloadUnit, RemoteFile
+from utils.arguments import base_url_setting
 from utils.io import PathLike, atomic_write_json, read_json, read_text
 from utils.io.http import (DownloadError, NameResolutionError, RemoteNotFoundError,
                            RunDeadlineExceeded)
@@ -99,9 +100,8 @@ class TraitPlan:
 def geo_base_url(base_url: Optional[str] = None,
                  environ: Optional[Mapping[str, str]] = None) -> str:
     """GEO download root from a flag, ``$GENOTEX_GEO_URL`` or the default; ends with ``/``."""
-    environ = os.environ if environ is None else environ
-    url = base_url or environ.get(ENV_GEO_URL) or GEO_URL
-    return url if url.endswith("/") else url + "/"
+    return base_url_setting(base_url, os.environ if environ is None else environ, ENV_GEO_URL,
+                            GEO_URL)
 
 
 def is_series_accession(text: str) -> bool:

@@ -17,7 +17,7 @@ from typing import List, Optional
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from utils.errors import InputFileError
+from utils.errors import InputFileError, command_error
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import exits_when_root_is_missing, resolve_paths
 
@@ -54,7 +54,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         written = build_gene_synonyms(args.gene_info, output_dir,
                                       restrict_to_path=args.restrict_to)
     except InputFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(command_error(exc), file=sys.stderr)
         return 2
     for path in written.values():
         print(path)

@@ -26,7 +26,7 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from utils.arguments import positive_int
-from utils.errors import InputFileError
+from utils.errors import InputFileError, command_error
 from utils.io import PathLike, atomic_write_text, file_sha256, read_text
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.logs import progress as progress_bar
@@ -180,7 +180,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     root = paths_from_args(args).input
     manifest = manifest_path_from_args(args)
     if not root.is_dir():
-        print(f"error: input root not found: {root}", file=sys.stderr)
+        print(command_error(f"input root not found: {root}"), file=sys.stderr)
         return 2
     if args.generate:
         entries = generate_manifest(root, manifest, jobs=args.jobs,
@@ -188,13 +188,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"wrote {manifest}: {len(entries)} files below {root}")
         return 0
     if not manifest.is_file():
-        print(f"error: manifest not found: {manifest} (create it with --generate)",
+        print(command_error(f"manifest not found: {manifest} (create it with --generate)"),
               file=sys.stderr)
         return 2
     try:
         diff = validate_manifest(root, manifest, jobs=args.jobs, progress=not args.no_progress)
     except InputFileError as exc:  # a malformed manifest line, named with its number
-        print(f"error: {exc}", file=sys.stderr)
+        print(command_error(exc), file=sys.stderr)
         return 2
     print(f"{root} vs {manifest}:\n{diff.summary()}")
     return 0 if diff.ok else 1

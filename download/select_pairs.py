@@ -20,7 +20,7 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 
 from download.defaults import PAPER_THRESHOLD
 from utils.arguments import fraction
-from utils.errors import InputFileError
+from utils.errors import InputFileError, command_error
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.tcga_cohorts import CANCER_TRAITS, read_cancer_traits
 
@@ -73,7 +73,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         reference = load_task_info(args.compare) if args.compare else None
         cancers = frozenset(read_cancer_traits(args.cancer_list))
     except (InputFileError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(command_error(exc), file=sys.stderr)
         return 2
     related = {trait: entry.get("related_genes", []) for trait, entry in task_info.items()}
     rules = PairRules(threshold=args.threshold, inclusive=not args.strict, cancers=cancers)

@@ -15,6 +15,7 @@ from typing import Iterable, List, Mapping, Optional, Sequence
 
 from download.fetch import HttpClient
 from download.transfer import DownloadUnit, RemoteFile
+from utils.arguments import base_url_setting
 from utils.io import PathLike
 from utils.io.http import DownloadError, RemoteNotFoundError
 from utils.tcga_cohorts import XenaCohort
@@ -27,9 +28,8 @@ GENE_DATASETS = ("HiSeqV2", "HiSeqV2_PANCAN")
 def xena_base_url(base_url: Optional[str] = None,
                   environ: Optional[Mapping[str, str]] = None) -> str:
     """Hub download root from a flag, ``$GENOTEX_XENA_URL`` or the default; ends with ``/``."""
-    environ = os.environ if environ is None else environ
-    url = base_url or environ.get(ENV_XENA_URL) or XENA_URL
-    return url if url.endswith("/") else url + "/"
+    return base_url_setting(base_url, os.environ if environ is None else environ, ENV_XENA_URL,
+                            XENA_URL)
 
 
 def select_cohorts(cohorts: Sequence[XenaCohort], codes: Optional[Iterable[str]] = None,

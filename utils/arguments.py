@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Optional
 
 
 def _number(text: str, kind: type, accept: Callable[[float], bool], rule: str) -> Any:
@@ -49,10 +49,37 @@ def fraction(text: str) -> float:
 
 def http_url(text: str) -> str:
     """An ``http://`` or ``https://`` URL with a host (a server's base URL)."""
+    problem = http_url_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def http_url_problem(text: str) -> str:
+    """What is wrong with ``text`` as a server's base URL ("" when nothing is)."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL "
-                                         "with a host")
-    return text
+        return f"{text!r} is not an http:// or https:// URL with a host"
+    return ""
+
+
+def base_url_setting(flag_value: Optional[str], environ: Mapping[str, str], variable: str,
+                     default: str) -> str:
+    """A server's base URL from its flag, else its environment variable, else the default.
+
+    The result ends with ``/``. A flag's value was checked by :func:`http_url`
+    when it was parsed; the variable's value is checked here.
+
+    Raises
+    ------
+    ValueError
+        When the variable holds no http(s) URL with a host (the message names it).
+    """
+    url = flag_value or environ.get(variable) or default
+    if not flag_value and environ.get(variable):
+        problem = http_url_problem(url)
+        if problem:
+            raise ValueError(f"${variable}: {problem}")
+    return url if url.endswith("/") else url + "/"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Optional, Union
 
 
@@ -52,3 +53,12 @@ class NoExpressionTableError(InputFileError):
 
 class SuperSeriesError(InputFileError):
     """A series matrix belongs to a SuperSeries: its samples live in SubSeries."""
+
+
+def command_error(problem: object) -> str:
+    """The one line a command prints for a user error: ``<command>: error: <problem>``.
+
+    ``<command>`` is the name the process was started by (``download_geo.py``),
+    as argparse names it in its own usage errors.
+    """
+    return f"{os.path.basename(sys.argv[0]) or 'genotex'}: error: {problem}"

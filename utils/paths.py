@@ -45,7 +45,7 @@ import tomllib
 from pathlib import Path
 from typing import Callable, Dict, Mapping, Optional, Sequence, Union
 
-from utils.errors import InputFileError
+from utils.errors import InputFileError, command_error
 
 PathLike = Union[str, os.PathLike]
 
@@ -342,7 +342,7 @@ def exits_when_root_is_missing(main: Callable[[Optional[Sequence[str]]], int]
         try:
             return main(argv)
         except InputFileError as exc:
-            sys.stderr.write(f"{Path(sys.argv[0]).name}: error: {exc}\n")
+            sys.stderr.write(command_error(exc) + "\n")
             return 2
 
     return run

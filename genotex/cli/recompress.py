@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from genotex.recompress import LOST_SUFFIX_PATTERNS, recompress_tree
+from utils.errors import command_error
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, is_checkout, paths_from_args
 
@@ -65,7 +66,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                  patterns=LOST_SUFFIX_PATTERNS + tuple(args.pattern),
                                  verify=args.verify)
     except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(command_error(exc), file=sys.stderr)
         return 2
     text = report.summary()
     print(text.splitlines()[-1] if args.quiet else text)

@@ -313,7 +313,7 @@ def test_unresolvable_host_stops_the_run_at_once_with_one_message(tmp_path, caps
     # one lookup, not one per trait or retry (a retry would look the host up again; no
     # wall-clock assertion, which machine load could break)
     assert lookups == ["eutils.genotex-test.invalid"]
-    errors = [line for line in captured.err.splitlines() if line.startswith("error:")]
+    errors = [line for line in captured.err.splitlines() if ": error: " in line]
     assert len(errors) == 1
     assert "host name 'eutils.genotex-test.invalid' does not resolve" in errors[0]
     assert not (tmp_path / "in").exists()

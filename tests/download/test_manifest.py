@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from download import manifest as mf
-from utils.errors import InputFileError
+from utils.errors import InputFileError, command_error
 
 from tests.conftest import REPO_ROOT as _ROOT
 REPO = _ROOT
@@ -92,6 +92,23 @@ def test_cli_script_runs_from_any_directory(tmp_path):
     assert "3 files" in result.stdout
 
 
+@pytest.mark.parametrize("script, args, problem", [
+    ("manifest.py", ["--validate", "--manifest", "absent.sha256", "--input-dir", "input"],
+     "manifest not found"),
+    ("select_pairs.py", ["--task-info", "absent.json", "--output", "out.json"],
+     "absent.json"),
+])
+def test_a_downloader_names_itself_in_its_error_line(tmp_path, script, args, problem):
+    """Like argparse's own usage errors: ``<script>: error: <problem>``, exit 2."""
+    make_tree(tmp_path / "input")
+    result = subprocess.run([sys.executable, str(REPO / "download" / script), *args],
+                            cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"{script}: error: "), result.stderr
+    assert problem in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
 def test_cli_validate_of_a_malformed_manifest_is_one_clean_error(tmp_path, capsys):
     make_tree(tmp_path / "input")
     manifest = tmp_path / "m.sha256"
@@ -100,6 +117,7 @@ def test_cli_validate_of_a_malformed_manifest_is_one_clean_error(tmp_path, capsy
                     str(manifest), "--no-progress"])
     captured = capsys.readouterr()
     assert code == 2
-    assert captured.err.strip() == f"error: {manifest}:2: expected '<sha256>  <path>'"
+    assert captured.err.strip() == command_error(f"{manifest}:2: expected '<sha256>  <path>'")
+    assert captured.err.startswith(f"{Path(sys.argv[0]).name}: error: ")
     assert "Traceback" not in captured.err + captured.out
 

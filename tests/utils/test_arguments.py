@@ -6,8 +6,8 @@ import argparse
 
 import pytest
 
-from utils.arguments import (fraction, http_url, non_negative_float, positive_float,
-                             positive_int)
+from utils.arguments import (base_url_setting, fraction, http_url, non_negative_float,
+                             positive_float, positive_int)
 
 
 @pytest.mark.parametrize("kind, good, bad", [
@@ -63,3 +63,44 @@ def test_a_flag_out_of_range_stops_the_command_naming_it(command, argv, flag, ca
     assert caught.value.code == 2
     err = capsys.readouterr().err
     assert f"error: argument {flag}" in err and "Traceback" not in err
+
+
+def test_a_base_url_comes_from_the_flag_then_the_variable_then_the_default():
+    environ = {"GENOTEX_TEST_URL": "http://127.0.0.1:9/hub"}
+    assert base_url_setting("https://a.example/x", environ, "GENOTEX_TEST_URL",
+                            "https://b.example/") == "https://a.example/x/"
+    assert base_url_setting(None, environ, "GENOTEX_TEST_URL",
+                            "https://b.example/") == "http://127.0.0.1:9/hub/"
+    assert base_url_setting(None, {}, "GENOTEX_TEST_URL", "https://b.example") == \
+        "https://b.example/"
+    with pytest.raises(ValueError, match=r"\$GENOTEX_TEST_URL: 'ftp:/x' is not an http"):
+        base_url_setting(None, {"GENOTEX_TEST_URL": "ftp:/x"}, "GENOTEX_TEST_URL",
+                         "https://b.example/")
+
+
+@pytest.mark.parametrize("command, argv, variable", [
+    ("download.download_geo", [], "GENOTEX_EUTILS_URL"),
+    ("download.download_geo", [], "GENOTEX_GEO_URL"),
+    ("download.download_tcga", [], "GENOTEX_XENA_URL"),
+])
+def test_a_base_url_variable_that_is_no_url_stops_the_downloader_naming_it(
+        command, argv, variable, capsys, tmp_path, monkeypatch):
+    """Checked like the flags, before any request (every other URL is a dead local port)."""
+    import importlib
+    (tmp_path / "task_info.json").write_text(
+        '{"Asthma": {"related_genes": [], "conditions": []}}', encoding="utf-8")
+    for name, value in (("GENOTEX_INPUT", tmp_path / "input"),
+                        ("GENOTEX_OUTPUT", tmp_path / "output"),
+                        ("GENOTEX_METADATA", tmp_path / "metadata"),
+                        ("GENOTEX_TASK_INFO", tmp_path / "task_info.json"),
+                        ("GENOTEX_DOWNLOAD_STATE", tmp_path / "state"),
+                        ("GENOTEX_EUTILS_URL", "http://127.0.0.1:9/"),
+                        ("GENOTEX_GEO_URL", "http://127.0.0.1:9/"),
+                        ("GENOTEX_XENA_URL", "http://127.0.0.1:9/")):
+        monkeypatch.setenv(name, str(value))
+    monkeypatch.setenv(variable, "notaurl")
+    code = importlib.import_module(command).main(argv + ["--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"error: ${variable}: 'notaurl' is not an http" in err and "Traceback" not in err
+    assert not (tmp_path / "input").exists()
