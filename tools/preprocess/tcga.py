@@ -184,6 +184,11 @@ def tcga_read_clinical_data(path: PathLike, *,
     return table
 
 
+#: Share of an expression matrix's values that may be text before it is refused
+#: (a clinical matrix passed by mistake is mostly text; a real one has a few "NA").
+MOSTLY_TEXT = 0.5
+
+
 def tcga_read_genetic_data(path: PathLike, *,
                            limits: Optional[ReadLimits] = None) -> pd.DataFrame:
     """Read a Xena HiSeqV2 / HiSeqV2_PANCAN matrix: genes x samples.
@@ -207,8 +212,9 @@ def tcga_read_genetic_data(path: PathLike, *,
     InputFileError
         Empty file, no sample columns, wrong number of fields, duplicate
         sample ids, a last row without line ending (truncated file), UTF-16,
-        binary or HTML content, a line or a file over the caps, or not
-        enough memory for the table.
+        binary or HTML content, a line or a file over the caps, not
+        enough memory for the table, or more than half of the values not
+        numbers (:data:`MOSTLY_TEXT`: a clinical matrix passed by mistake).
     """
     with open_lines(path, limits) as stream:
         header = _header_fields(stream, path)
@@ -224,6 +230,10 @@ def tcga_read_genetic_data(path: PathLike, *,
             before = table[non_numeric].notna().to_numpy().sum()
             table[non_numeric] = table[non_numeric].apply(pd.to_numeric, errors="coerce")
             lost = before - table[non_numeric].notna().to_numpy().sum()
+            present = int(before + table.drop(columns=non_numeric).notna().to_numpy().sum())
+            if lost > MOSTLY_TEXT * present:
+                raise InputFileError(path, f"{lost} of its {present} values are not numbers: "
+                                           "not an expression matrix (a clinical matrix?)")
             if lost:
                 logger.warning("%s: %d non-numeric expression values read as NaN", path,
                                lost)

@@ -229,6 +229,20 @@ def test_read_genetic_data_bad_input(tmp_path, content, problem, line):
     assert str(info.value).startswith(f"{path}:{line}:")
 
 
+def test_read_genetic_data_refuses_a_matrix_of_mostly_text(tmp_path):
+    """Three of four values are text (a clinical table's shape): refused, naming the
+    count; one of six text values (EXPRESSION above) is only a warning."""
+    path = tmp_path / "TCGA.X.sampleMap_HiSeqV2"
+    path.write_text("sample\tA\tB\nTP53\tmale\tfemale\nEGFR\tstage I\t7\n")
+    with pytest.raises(InputFileError, match="3 of its 4 values are not numbers"):
+        tcga_read_genetic_data(path)
+
+
+def test_read_genetic_data_refuses_the_real_clinical_matrix():
+    with pytest.raises(InputFileError, match="not an expression matrix"):
+        tcga_read_genetic_data(shared_file(LUAD))
+
+
 CLINICAL = ("sampleID\tgender\tage_at_initial_pathologic_diagnosis\n"
             "TCGA-01-0001-01\tMALE\t70\n"
             "TCGA-01-0001-11\tMALE\t70\n"
