@@ -144,7 +144,9 @@ def _create_temp(target: Path) -> Tuple[int, str]:
         name = os.path.join(target.parent, f".{target.name}.{os.getpid()}."
                                            f"{secrets.token_hex(8)}{TEMP_SUFFIX}")
         try:
-            fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+            # 0o666 less the umask: the mode ``open`` gives a new file (a fresh, unique
+            # name; O_EXCL refuses one planted there), kept by the rename
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:  # pragma: no cover - 64 random bits collided
             continue
         if fcntl is None:  # pragma: no cover - not POSIX
@@ -166,7 +168,9 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str = "utf-8",
     Parameters
     ----------
     path : path-like
-        Target file; parent folders are created.
+        Target file; parent folders are created. A new version has the
+        permission bits a plain ``open`` gives (0o666 less the umask: 0o644 under
+        the usual 022, 0o600 under 077).
     mode : {"w", "wb"}
     encoding : str
         Text encoding for ``mode="w"``.
@@ -213,7 +217,6 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str = "utf-8",
             try:
                 handle.flush()
                 os.fsync(handle.fileno())
-                os.chmod(tmp_name, 0o644)
                 if fcntl is not None:  # rename while the lock still marks the file as live
                     os.replace(tmp_name, target)
             except OSError as exc:  # a full disk, a folder that became read-only...

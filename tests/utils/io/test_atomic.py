@@ -180,3 +180,25 @@ def test_make_folder_names_the_blocking_file(tmp_path):
         make_folder(tmp_path / "a" / "b" / "c")
     assert make_folder(tmp_path / "x" / "y") == tmp_path / "x" / "y"
     assert (tmp_path / "x" / "y").is_dir()
+
+
+@pytest.fixture
+def umask():
+    """Set the process umask for one test and restore it afterwards."""
+    previous = os.umask(0o022)
+    yield os.umask
+    os.umask(previous)
+
+
+@pytest.mark.parametrize("mask, expected", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_written_files_have_the_mode_plain_open_gives(tmp_path, umask, mask, expected):
+    """The permission bits follow the user's umask (0o666 & ~umask), as ``open`` would:
+    a user with umask 077 keeps the results private, one with 002 shares them with the
+    group; not a fixed 0o644 whatever the umask."""
+    umask(mask)
+    atomic_write_text(tmp_path / "a.txt", "x\n")
+    atomic_to_csv(pd.DataFrame({"v": [1]}), tmp_path / "b.csv")
+    with open(tmp_path / "plain.txt", "w", encoding="utf-8") as handle:
+        handle.write("x\n")
+    for name in ("a.txt", "b.csv", "plain.txt"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == expected, name
