@@ -30,6 +30,7 @@ from utils.errors import InputFileError, command_error
 from utils.io.http import DownloadError
 from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
                          paths_from_args)
+from utils.runtime import in_utf8_mode
 
 # The builders (numpy, pandas) are imported by the functions that run them, after the
 # arguments are parsed, so that --help comes back at once.
@@ -115,6 +116,7 @@ def run_check(args: argparse.Namespace, table) -> int:
     return 1 if report else 0
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the builder; return the exit code (0 ok, 1 check findings / failures, 2 bad input)."""

@@ -29,6 +29,7 @@ from utils.errors import InputFileError, command_error
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
 from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
+from utils.runtime import in_utf8_mode
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the GEO downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""

@@ -28,6 +28,7 @@ from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceede
 from utils.logs import progress
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.tcga_cohorts import COHORT_TABLE, read_cohort_table
+from utils.runtime import in_utf8_mode
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the TCGA downloader; return the exit code (0 ok, 1 failures, 2 bad input)."""

@@ -20,6 +20,7 @@ if __package__ in (None, ""):  # run as a script (python download/x.py): use thi
 from utils.errors import InputFileError, command_error
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import exits_when_root_is_missing, resolve_paths
+from utils.runtime import in_utf8_mode
 
 # The builder (pandas) is imported in main(), after the arguments are parsed.
 
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the builder; returns the process exit code."""

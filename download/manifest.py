@@ -31,6 +31,7 @@ from utils.io import PathLike, atomic_write_text, file_sha256, read_text
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.logs import progress as progress_bar
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
+from utils.runtime import in_utf8_mode
 
 logger = logging.getLogger(__name__)
 
@@ -172,6 +173,7 @@ def manifest_path_from_args(args: argparse.Namespace) -> Path:
     return paths_from_args(args).metadata / MANIFEST_NAME
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the manifest CLI; return the exit code."""

@@ -23,6 +23,7 @@ from utils.arguments import fraction
 from utils.errors import InputFileError, command_error
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
 from utils.tcga_cohorts import CANCER_TRAITS, read_cancer_traits
+from utils.runtime import in_utf8_mode
 
 # The pair rules and the task-info format (numpy, pandas, pydantic) are imported in main(),
 # after the arguments are parsed, so that --help comes back at once.
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run pair selection; return the exit code (0 ok, 2 bad input)."""

@@ -40,6 +40,7 @@ from utils.io import atomic_write_json, read_json
 from utils.io.http import RetryPolicy
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, paths_from_args
+from utils.runtime import in_utf8_mode
 
 if TYPE_CHECKING:
     from genotex.methods.runner import RunOptions, RunSummary
@@ -375,6 +376,7 @@ def _print_summary(summary: RunSummary, key: str) -> None:
     print(f"prediction tree: {summary.tree}\nrun log and resource report: {summary.run_dir}")
 
 
+@in_utf8_mode
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point; 0 when every task finished, 1 when some failed or the budget left some
     unstarted, 2 on bad usage or when the run stopped (the model endpoint cannot be used,

@@ -9,6 +9,7 @@ from typing import List, Optional
 from genotex.croissant import DEFAULT_LICENSE, SYNTHETIC_TRUTH_NAME, validate, write_metadata
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
+from utils.runtime import in_utf8_mode
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI."""

@@ -9,6 +9,7 @@ from typing import List, Optional, Sequence
 
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
+from utils.runtime import in_utf8_mode
 
 # The build (nbformat, nbclient, the generator) is imported in main(), after the
 # arguments are parsed, so that --help comes back at once.
@@ -57,6 +58,7 @@ def _selected_cohorts(names: Optional[Sequence[str]]) -> list:
     return [known[name] for name in names]
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""

@@ -26,6 +26,7 @@ from utils.arguments import positive_float, positive_int
 from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import ENV_OUTPUT, add_path_arguments, exits_when_root_is_missing, paths_from_args
+from utils.runtime import in_utf8_mode
 
 # The evaluator and its readers (numpy, pandas, scipy) are imported in main(), after the
 # arguments are parsed, so that --help and usage errors come back at once.
@@ -127,6 +128,7 @@ def _predictions(arguments: List[str]) -> Tuple[List[Tuple[str, Path]], List[str
     return list(zip(names, folders)), problems
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the evaluation; returns the process exit code (2 for a usage problem)."""

@@ -28,6 +28,7 @@ from genotex.recompress import LOST_SUFFIX_PATTERNS, recompress_tree
 from utils.errors import command_error
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, is_checkout, paths_from_args
+from utils.runtime import in_utf8_mode
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; exit code 0 when nothing failed or conflicts, else 1."""

@@ -12,6 +12,7 @@ from typing import List, Optional
 from genotex.synthetic.options import TRUTH_NAME
 from utils.errors import InputFileError
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
+from utils.runtime import in_utf8_mode
 
 # The recovery computation (numpy) is imported in main(), after the arguments are parsed.
 
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""

@@ -26,6 +26,7 @@ from genotex.cli.common import SELECTION_HELP, UsageError
 from utils.arguments import positive_int
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import add_path_arguments, exits_when_root_is_missing, paths_from_args
+from utils.runtime import in_utf8_mode
 
 # The analysis modules (numpy, scipy, scikit-learn) are imported in main(), after the
 # arguments are parsed, so that --help and usage errors come back at once.
@@ -102,6 +103,7 @@ def check_model(name: str) -> None:
                          + (f"(did you mean {match}?)" if match else f"({', '.join(known)})"))
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point; returns 1 when a problem failed, else 0."""

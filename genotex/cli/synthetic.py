@@ -37,6 +37,7 @@ from utils.errors import InputFileError
 from utils.logs import add_verbosity_argument, configure_logging
 from utils.paths import (ProjectPaths, add_path_arguments, exits_when_root_is_missing,
                          paths_from_args)
+from utils.runtime import in_utf8_mode
 
 if TYPE_CHECKING:
     from genotex.synthetic import Sources
@@ -222,6 +223,7 @@ def load_sources(args: argparse.Namespace, paths) -> Sources:
     return read_sources(paths.gene_synonyms, paths.task_info, args.entrez_map)
 
 
+@in_utf8_mode
 @exits_when_root_is_missing
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the exit code."""

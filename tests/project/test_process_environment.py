@@ -7,7 +7,10 @@ environment and once in a hostile one that changes every setting at once
 (``PYTHONHASHSEED`` reorders set and dict iteration over strings; a Turkish or German
 locale changes case mapping and the decimal mark for code that consults the locale; a
 time zone 14 hours east or 3.5 hours west of UTC moves local dates; umask 077, one or
-two BLAS threads, HOME missing or unwritable, TMPDIR with spaces and non-ASCII letters).
+two BLAS threads, HOME missing or unwritable, TMPDIR with spaces and non-ASCII letters),
+and in a legacy one whose file names are not UTF-8 (a Latin-9 locale where installed,
+else ASCII: ``LC_ALL=C`` with UTF-8 mode off), where the trait ``Sjögrens_Syndrome``
+used to go missing (the commands now restart in UTF-8 mode: ``utils.runtime``).
 
 * ``regress.py --force`` writes exactly the committed ``output/regress`` bytes.
 * ``run_agent.py --method rules`` writes the same prediction tree.
@@ -34,10 +37,11 @@ from tests.genotex.demo.test_demo import assert_same_tree, clean_environment
 pytestmark = pytest.mark.slow
 
 Setting = Tuple[Dict[str, str], Tuple[str, ...], int]
+SETTINGS = ("east", "west", "legacy")
 
 
-def first_locale(*names: str) -> str:
-    """The first of ``names`` this machine has installed, else ``C.UTF-8``."""
+def first_locale(*names: str, default: str = "C.UTF-8") -> str:
+    """The first of ``names`` this machine has installed, else ``default``."""
     previous = locale.setlocale(locale.LC_ALL)
     try:
         for name in names:
@@ -46,7 +50,7 @@ def first_locale(*names: str) -> str:
                 return name
     finally:
         locale.setlocale(locale.LC_ALL, previous)
-    return "C.UTF-8"
+    return default
 
 
 def hostile_settings(scratch: Path) -> Dict[str, Setting]:
@@ -62,7 +66,11 @@ def hostile_settings(scratch: Path) -> Dict[str, Setting]:
     west = {"PYTHONHASHSEED": "1", "TZ": "America/St_Johns",
             "LC_ALL": first_locale("de_DE.UTF-8", "de_DE.utf8"),
             "OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "HOME": str(home_file)}
-    return {"east": (east, ("HOME",), 0o077), "west": (west, (), 0o002)}
+    # file names not in UTF-8: a Latin locale, else ASCII (C with UTF-8 mode turned off)
+    legacy = {"PYTHONHASHSEED": "0", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0",
+              "LC_ALL": first_locale("tr_TR.ISO-8859-9", "tr_TR.iso88599", default="C")}
+    return {"east": (east, ("HOME",), 0o077), "west": (west, (), 0o002),
+            "legacy": (legacy, (), 0o022)}
 
 
 def environment(setting: Optional[Setting]) -> Tuple[Dict[str, str], Optional[int]]:
@@ -103,7 +111,7 @@ def files(folder: Path) -> Iterator[Path]:
     return (p.relative_to(folder) for p in sorted(folder.rglob("*")) if p.is_file())
 
 
-@pytest.mark.parametrize("name", ["east", "west"])
+@pytest.mark.parametrize("name", SETTINGS)
 def test_regress_bytes_do_not_depend_on_the_environment(name, settings, tmp_path):
     out = tmp_path / "regress"
     stdout = run(["regress.py", "--force", "--no-progress", "--regress-dir", str(out)],
@@ -112,7 +120,7 @@ def test_regress_bytes_do_not_depend_on_the_environment(name, settings, tmp_path
     assert_same_tree(out, REPO_ROOT / "output" / "regress")
 
 
-@pytest.mark.parametrize("name", ["east", "west"])
+@pytest.mark.parametrize("name", SETTINGS)
 def test_rules_prediction_does_not_depend_on_the_environment(name, settings, default_run,
                                                              tmp_path):
     folder = tmp_path / "run"
@@ -126,7 +134,7 @@ def test_rules_prediction_does_not_depend_on_the_environment(name, settings, def
 
 def test_eval_reports_do_not_depend_on_the_environment(settings, default_run, tmp_path):
     reports = {}
-    for name in (None, "east", "west"):
+    for name in (None, *SETTINGS):
         stem = tmp_path / f"{name}"
         run(["eval.py", "-p", str(default_run / "prediction"), "--report",
              f"{stem}.json", "--html", f"{stem}.html", "--no-progress"],
@@ -134,5 +142,5 @@ def test_eval_reports_do_not_depend_on_the_environment(settings, default_run, tm
         reports[name] = {p.name.split(".", 1)[1]: p.read_bytes()
                          for p in tmp_path.glob(f"{name}.*")}
     assert set(reports[None]) >= {"json", "html", "analysis.csv", "preprocessing.csv"}
-    assert reports["east"] == reports[None]
-    assert reports["west"] == reports[None]
+    for name in SETTINGS:
+        assert reports[name] == reports[None], name
