@@ -69,6 +69,30 @@ def exit_when_parent_dies(parent_pid: int, poll_seconds: float = PARENT_POLL_SEC
     return thread
 
 
+_SPAWN = multiprocessing.get_context("spawn")
+_CAN_BLOCK = hasattr(signal, "pthread_sigmask")
+
+
+class _QuietSpawnProcess(_SPAWN.Process):  # type: ignore[name-defined,misc]
+    """A spawned process started with SIGINT blocked: a Ctrl-C while it starts (before
+    :func:`_start_worker` ignores SIGINT) neither interrupts its start-up with a
+    traceback nor is lost by the parent (blocked, it stays pending there)."""
+
+    def start(self) -> None:
+        if not _CAN_BLOCK:  # pragma: no cover - not POSIX
+            super().start()
+            return
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            super().start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class _QuietSpawnContext(type(_SPAWN)):  # type: ignore[misc]
+    Process = _QuietSpawnProcess
+
+
 def _unwind_on_terminate(signum: int, frame: Any) -> None:
     """SIGTERM in a worker: unwind (an atomic write in progress removes its temporary
     file) and exit."""
@@ -77,13 +101,16 @@ def _unwind_on_terminate(signum: int, frame: Any) -> None:
 
 def _start_worker(parent_pid: int, initializer: Optional[Callable[..., None]],
                   initargs: Tuple[Any, ...]) -> None:
-    """Start-up of a pool worker: SIGINT ignored (the parent handles Ctrl-C), SIGTERM
-    unwinds, exit with the parent, then the caller's initializer."""
+    """Start-up of a pool worker: SIGINT ignored (the parent handles Ctrl-C), exit with
+    the parent, the caller's initializer, then SIGTERM unwinds (set last: a worker
+    stopped while it starts has nothing to unwind and ends silently)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _unwind_on_terminate)
+    if _CAN_BLOCK:  # blocked since the start (_QuietSpawnProcess); a pending one is dropped
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     exit_when_parent_dies(parent_pid)
     if initializer is not None:
         initializer(*initargs)
+    signal.signal(signal.SIGTERM, _unwind_on_terminate)
 
 
 def spawn_pool(jobs: int, initializer: Optional[Callable[..., None]] = None,
@@ -108,7 +135,7 @@ def spawn_pool(jobs: int, initializer: Optional[Callable[..., None]] = None,
     -------
     concurrent.futures.ProcessPoolExecutor
     """
-    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=_QuietSpawnContext(),
                                   initializer=_start_worker,
                                   initargs=(os.getpid(), initializer, initargs))
 

@@ -99,3 +99,24 @@ def test_a_stopped_worker_leaves_no_temporary_file(tmp_path):
             assert [p.name for p in tmp_path.iterdir()][0].startswith(".out.csv.")
             raise KeyboardInterrupt
     assert list(tmp_path.iterdir()) == []
+
+
+def _report_sigint_blocked(queue) -> None:
+    queue.put(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set()))
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_workers_start_with_sigint_blocked():
+    """A Ctrl-C while a worker starts (importing, before its initializer ignores SIGINT)
+    gave a KeyboardInterrupt traceback from the worker: it is now blocked until then."""
+    from utils.runtime import _QuietSpawnContext
+
+    context = _QuietSpawnContext()
+    queue = context.Queue()
+    process = context.Process(target=_report_sigint_blocked, args=(queue,))
+    process.start()
+    try:
+        assert queue.get(timeout=GUARD_SECONDS) is True
+    finally:
+        process.join(GUARD_SECONDS)
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # parent's mask
