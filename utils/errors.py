@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from typing import Optional, Union
+from typing import Callable, Optional, TypeVar, Union
+
+#: Exit code of a command stopped by Ctrl-C (128 + SIGINT, what a shell reports).
+INTERRUPTED_EXIT = 130
+#: What a command says when Ctrl-C stops it.
+INTERRUPTED_MESSAGE = ("interrupted; the files written so far are complete (atomic writes); "
+                       "run the same command again to resume")
+
+_Main = TypeVar("_Main", bound=Callable[..., int])
 
 
 class InputFileError(ValueError):
@@ -61,4 +70,32 @@ def command_error(problem: object) -> str:
     ``<command>`` is the name the process was started by (``download_geo.py``),
     as argparse names it in its own usage errors.
     """
-    return f"{os.path.basename(sys.argv[0]) or 'genotex'}: error: {problem}"
+    return command_message(f"error: {problem}")
+
+
+def command_message(text: str) -> str:
+    """``<command>: <text>``, the command named as it was started (``regress.py``)."""
+    return f"{os.path.basename(sys.argv[0]) or 'genotex'}: {text}"
+
+
+def exits_quietly_on_interrupt(main: _Main) -> _Main:
+    """Decorate a command-line ``main``: Ctrl-C ends it with one line and exit code 130.
+
+    ``<command>: interrupted; ...`` goes to stderr (on a line of its own, after
+    a progress bar) instead of a traceback. The work stops where it was: every
+    output is written atomically, so a file is either complete or not there,
+    and a second run resumes (finished work is skipped). For the ``main``
+    functions of command lines only (library code lets ``KeyboardInterrupt``
+    through).
+    """
+    @functools.wraps(main)
+    def run(*args, **kwargs) -> int:
+        try:
+            return main(*args, **kwargs)
+        except KeyboardInterrupt:
+            sys.stdout.flush()
+            sys.stderr.write("\n" + command_message(INTERRUPTED_MESSAGE) + "\n")
+            sys.stderr.flush()
+            return INTERRUPTED_EXIT
+
+    return run  # type: ignore[return-value]

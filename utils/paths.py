@@ -45,7 +45,7 @@ import tomllib
 from pathlib import Path
 from typing import Callable, Dict, Mapping, Optional, Sequence, Union
 
-from utils.errors import InputFileError, command_error
+from utils.errors import InputFileError, command_error, exits_quietly_on_interrupt
 
 PathLike = Union[str, os.PathLike]
 
@@ -335,7 +335,9 @@ def exits_when_root_is_missing(main: Callable[[Optional[Sequence[str]]], int]
     :class:`~utils.errors.InputFileError` that ``main`` lets through, e.g. an
     :class:`~utils.errors.OutputFileError` (a report or result that cannot be
     written where the flags say): the message names the file. For the ``main``
-    functions of command lines only (library code raises).
+    functions of command lines only (library code raises). Ctrl-C ends the
+    command with one line and exit code 130
+    (:func:`utils.errors.exits_quietly_on_interrupt`).
     """
     @functools.wraps(main)
     def run(argv: Optional[Sequence[str]] = None) -> int:
@@ -345,4 +347,4 @@ def exits_when_root_is_missing(main: Callable[[Optional[Sequence[str]]], int]
             sys.stderr.write(command_error(exc) + "\n")
             return 2
 
-    return run
+    return exits_quietly_on_interrupt(run)

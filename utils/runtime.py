@@ -11,17 +11,28 @@
 * :func:`in_utf8_mode`: a command restarts itself in Python's UTF-8 mode under a
   locale whose encoding is not UTF-8, so that file names with non-ASCII letters
   (``Sjögrens_Syndrome``) are the same on every machine.
+* :func:`worker_pool` / :func:`spawn_pool` and :func:`stop_pool`: the worker
+  processes of ``-j N``; they end with their parent. Ctrl-C is the parent's to handle: workers ignore
+  SIGINT (no traceback per worker), and a parent leaving its pool on an
+  exception (``KeyboardInterrupt`` included) stops the workers at once instead
+  of waiting for their running tasks. Workers never hold a half-written output
+  (atomic writes; a killed writer's temporary file is removed by the next
+  write in its folder).
 """
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import contextlib
 import functools
 import logging
+import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
-from typing import Callable, Mapping, Optional, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Tuple, TypeVar
 
 SEED = 42
 PARENT_POLL_SECONDS = 0.5
@@ -120,3 +131,124 @@ def in_utf8_mode(main: Main) -> Main:
 
     wrapper.restarts_in_utf8_mode = True  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
+
+
+_SPAWN = multiprocessing.get_context("spawn")
+_CAN_BLOCK = hasattr(signal, "pthread_sigmask")
+
+
+class _QuietSpawnProcess(_SPAWN.Process):  # type: ignore[name-defined,misc]
+    """A spawned process started with SIGINT blocked: a Ctrl-C while it starts (before
+    :func:`_start_worker` ignores SIGINT) neither interrupts its start-up with a
+    traceback nor is lost by the parent (blocked, it stays pending there)."""
+
+    def start(self) -> None:
+        if not _CAN_BLOCK:  # pragma: no cover - not POSIX
+            super().start()
+            return
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            super().start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class _QuietSpawnContext(type(_SPAWN)):  # type: ignore[misc]
+    Process = _QuietSpawnProcess
+
+
+def _unwind_on_terminate(signum: int, frame: Any) -> None:
+    """SIGTERM in a worker: unwind (an atomic write in progress removes its temporary
+    file) and exit."""
+    raise SystemExit(128 + signum)
+
+
+def _start_worker(parent_pid: int, initializer: Optional[Callable[..., None]],
+                  initargs: Tuple[Any, ...]) -> None:
+    """Start-up of a pool worker: SIGINT ignored (the parent handles Ctrl-C), exit with
+    the parent, the caller's initializer, then SIGTERM unwinds (set last: a worker
+    stopped while it starts has nothing to unwind and ends silently)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _CAN_BLOCK:  # blocked since the start (_QuietSpawnProcess); a pending one is dropped
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    exit_when_parent_dies(parent_pid)
+    if initializer is not None:
+        initializer(*initargs)
+    signal.signal(signal.SIGTERM, _unwind_on_terminate)
+
+
+def spawn_pool(jobs: int, initializer: Optional[Callable[..., None]] = None,
+               initargs: Tuple[Any, ...] = ()) -> cf.ProcessPoolExecutor:
+    """A pool of ``jobs`` spawned worker processes that ignore SIGINT and end with their
+    parent.
+
+    A terminal's Ctrl-C reaches the whole process group; the workers leave it
+    to the parent, which stops them with :func:`stop_pool`. A parent killed
+    outright (``kill -9``) leaves no worker behind (:func:`exit_when_parent_dies`):
+    an idle worker would otherwise wait on its task queue for ever.
+
+    Parameters
+    ----------
+    jobs : int
+        Worker processes.
+    initializer : callable, optional
+        Run in each worker after SIGINT is set to be ignored, with ``initargs``.
+    initargs : tuple
+
+    Returns
+    -------
+    concurrent.futures.ProcessPoolExecutor
+    """
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=_QuietSpawnContext(),
+                                  initializer=_start_worker,
+                                  initargs=(os.getpid(), initializer, initargs))
+
+
+def stop_pool(pool: cf.ProcessPoolExecutor, wait: bool = True,
+              join_seconds: float = 10.0) -> None:
+    """Shut a pool down; ``wait`` False (an interrupted run) stops its workers at once.
+
+    Tasks not started are cancelled either way. Without ``wait`` the running
+    tasks are not waited for: their workers are terminated (``SIGTERM``: the task
+    unwinds, so a file it was writing atomically leaves no temporary file), and
+    killed if still there after ``join_seconds`` (a long call in compiled code);
+    the process can exit promptly, the results were not wanted.
+
+    Parameters
+    ----------
+    pool : concurrent.futures.ProcessPoolExecutor
+    wait : bool
+    join_seconds : float
+        Seconds to wait for each terminated worker to be gone.
+    """
+    if wait:
+        pool.shutdown(wait=True, cancel_futures=True)
+        return
+    # the executor keeps its processes in a private mapping (public only from Python 3.14,
+    # terminate_workers); it is emptied by shutdown, so it is read first
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            process.join(join_seconds)
+            if process.is_alive():
+                process.kill()
+                process.join(join_seconds)
+
+
+@contextlib.contextmanager
+def worker_pool(jobs: int, initializer: Optional[Callable[..., None]] = None,
+                initargs: Tuple[Any, ...] = ()) -> Iterator[cf.ProcessPoolExecutor]:
+    """:func:`spawn_pool` as a context: left normally, it waits for its tasks; left by
+    an exception (Ctrl-C's ``KeyboardInterrupt`` included), it stops the workers
+    at once (:func:`stop_pool`)."""
+    pool = spawn_pool(jobs, initializer, initargs)
+    try:
+        yield pool
+    except BaseException:
+        stop_pool(pool, wait=False)
+        raise
+    stop_pool(pool, wait=True)

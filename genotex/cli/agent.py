@@ -35,7 +35,7 @@ from genotex.methods.llm.client import (RESERVED_KEYS, STRUCTURED_LEVELS, ChatCl
                                         EndpointSettings, redact)
 from genotex.methods.llm.ratelimit import RateLimiter, RateLimits
 from utils.arguments import non_negative_float, positive_int
-from utils.errors import InputFileError
+from utils.errors import InputFileError, exits_quietly_on_interrupt
 from utils.io import atomic_write_json, read_json
 from utils.io.http import RetryPolicy
 from utils.logs import add_verbosity_argument, configure_logging
@@ -377,6 +377,7 @@ def _print_summary(summary: RunSummary, key: str) -> None:
 
 
 @in_utf8_mode
+@exits_quietly_on_interrupt
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point; 0 when every task finished, 1 when some failed or the budget left some
     unstarted, 2 on bad usage or when the run stopped (the model endpoint cannot be used,

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from genotex.evaluation.allocator import retain_freed_memory
@@ -30,6 +29,7 @@ from genotex.evaluation.tree import LabeledMatrix, TreeReader, prediction_reader
 from genotex.evaluation.untrusted import Limits
 from utils.logs import LOG_FORMAT
 from utils.metrics import failed_table_metrics, table_similarity
+from utils.runtime import worker_pool
 
 logger = logging.getLogger(__name__)
 
@@ -176,10 +176,8 @@ def run_jobs(jobs: List[CohortJob], workers: int, progress: Progress
         return [compare_cohort_tables(*job) for job in progress(jobs, len(jobs), "preprocessing")]
     sizes = [reference_bytes(job) for job in jobs]
     results: List[List[Dict[str, Any]]] = [[] for _ in jobs]
-    context = multiprocessing.get_context("spawn")
     level = logging.getLogger().getEffectiveLevel()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                             initializer=_init_worker, initargs=(level,)) as pool:
+    with worker_pool(workers, _init_worker, (level,)) as pool:
         futures = {pool.submit(_compare_job, jobs[k]): k
                    for k in sorted(range(len(jobs)), key=lambda k: -sizes[k])}
         for future in progress(as_completed(futures), len(jobs), "preprocessing"):

@@ -24,8 +24,6 @@ from __future__ import annotations
 import collections
 import concurrent.futures as cf
 import logging
-import multiprocessing
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +35,7 @@ from genotex.methods.base import (COHORT, Method, MethodConfig, RunContext, Task
 from genotex.methods.scheduler import Task
 from genotex.methods.runlog import MemoryLog
 from utils.problems import load_task_info
+from utils.runtime import spawn_pool, stop_pool
 
 logger = logging.getLogger(__name__)
 
@@ -120,11 +119,11 @@ def run_elsewhere(run: RemoteRun, task: Task) -> TaskResult:
     return outcome, log.records
 
 
-def _init_process(parent_pid: int, log_level: int) -> None:
+def _init_process(log_level: int) -> None:
     # the same start-up as regress.py's worker processes
     from genotex.regress.runner import _init_worker
 
-    _init_worker(parent_pid, log_level)
+    _init_worker(log_level)
 
 
 class Backend:
@@ -178,17 +177,14 @@ class Processes(Backend):
 
     def __init__(self, run: RemoteRun, jobs: int) -> None:
         self.run, self.capacity = run, jobs
-        context = multiprocessing.get_context("spawn")
-        self._pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                                            initializer=_init_process,
-                                            initargs=(os.getpid(), run.log_level))
+        self._pool = spawn_pool(jobs, _init_process, (run.log_level,))
         self.description = f"{jobs} worker processes"
 
     def submit(self, task: Task) -> "cf.Future[TaskResult]":
         return self._pool.submit(run_elsewhere, self.run, task)
 
     def close(self, wait: bool = True) -> None:
-        self._pool.shutdown(wait=wait, cancel_futures=True)
+        stop_pool(self._pool, wait=wait)
 
 
 class Cluster(Backend):

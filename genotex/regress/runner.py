@@ -24,7 +24,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import functools
 import logging
-import multiprocessing
 import os
 import pickle
 import time
@@ -44,7 +43,7 @@ from utils.io import read_json
 from utils.logs import LOG_FORMAT
 from utils.logs import progress as progress_bar
 from utils.problems import Problem, load_task_info, result_path
-from utils.runtime import available_cores, exit_when_parent_dies
+from utils.runtime import available_cores, worker_pool
 from utils.schemas.result import stored_provenance, write_result
 from utils.selection import COHORT_INFO_NAME, LinkedTableIndex
 
@@ -217,10 +216,10 @@ def analyse_group(problems: Sequence[Problem], settings: RunSettings,
     return outcomes
 
 
-def _init_worker(parent_pid: int, log_level: int) -> None:
-    """Start-up of a local worker process: the parent's log level, and exit with the parent."""
+def _init_worker(log_level: int) -> None:
+    """Start-up of a local worker process: the parent's log level (it exits with the parent,
+    :func:`utils.runtime.spawn_pool`)."""
     logging.basicConfig(level=log_level, format=LOG_FORMAT)
-    exit_when_parent_dies(parent_pid)
 
 
 # --------------------------------------------------------------------------- client side
@@ -308,10 +307,7 @@ def _submit_local(groups: List[Group], settings: RunSettings, previous: Fingerpr
         for group in groups:
             yield group, analyse_group(group, settings, previous, workers)
         return
-    context = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                                initializer=_init_worker,
-                                initargs=(os.getpid(), settings.log_level)) as pool:
+    with worker_pool(jobs, _init_worker, (settings.log_level,)) as pool:
         futures = {pool.submit(analyse_group, group, settings,
                                {p: previous[p] for p in group}, workers): group
                    for group in groups}

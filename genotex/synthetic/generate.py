@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import multiprocessing
-import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -21,7 +19,7 @@ from genotex.synthetic.spec import Plan, PlanError, plan_to_mapping
 from utils.columns import CLINICAL_COLUMNS
 from utils.io import PathLike, atomic_write_json, dumps_json
 from utils.logs import progress as progress_bar
-from utils.runtime import exit_when_parent_dies
+from utils.runtime import worker_pool
 
 logger = logging.getLogger(__name__)
 
@@ -164,11 +162,11 @@ class _CohortWriter:
 _WORKER: Optional[_CohortWriter] = None
 
 
-def _start_worker(writer: _CohortWriter, parent_pid: int) -> None:
-    """Worker start-up: keep the shared writer (sent once), exit with the parent."""
+def _start_worker(writer: _CohortWriter) -> None:
+    """Worker start-up: keep the shared writer (sent once); the worker exits with the
+    parent (:func:`utils.runtime.spawn_pool`)."""
     global _WORKER  # one writer per worker process, set once by the pool's initializer
     _WORKER = writer
-    exit_when_parent_dies(parent_pid)
 
 
 def _write_in_worker(index: int) -> Tuple[int, Dict[str, Any]]:
@@ -183,10 +181,7 @@ def _records(writer: _CohortWriter, jobs: int, progress: bool) -> List[Dict[str,
         return [writer(k) for k in progress_bar(range(count), desc="synthetic cohorts",
                                                 enabled=progress)]
     records: List[Optional[Dict[str, Any]]] = [None] * count
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, count), mp_context=context,
-                             initializer=_start_worker,
-                             initargs=(writer, os.getpid())) as pool:
+    with worker_pool(min(jobs, count), _start_worker, (writer,)) as pool:
         futures = [pool.submit(_write_in_worker, k) for k in range(count)]
         with progress_bar(total=count, desc="synthetic cohorts", enabled=progress) as bar:
             for future in as_completed(futures):
