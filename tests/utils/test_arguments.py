@@ -10,6 +10,19 @@ from utils.arguments import (base_url_setting, fraction, http_url, non_negative_
                              positive_float, positive_int)
 
 
+def confine_commands(monkeypatch, tmp_path) -> None:
+    """Point every path of the project at ``tmp_path`` and every server at a dead local port."""
+    for variable, value in (("GENOTEX_INPUT", tmp_path / "input"),
+                            ("GENOTEX_OUTPUT", tmp_path / "output"),
+                            ("GENOTEX_METADATA", tmp_path / "metadata"),
+                            ("GENOTEX_TASK_INFO", tmp_path / "task_info.json"),
+                            ("GENOTEX_DOWNLOAD_STATE", tmp_path / "state"),
+                            ("GENOTEX_EUTILS_URL", "http://127.0.0.1:9/"),
+                            ("GENOTEX_GEO_URL", "http://127.0.0.1:9/"),
+                            ("GENOTEX_XENA_URL", "http://127.0.0.1:9/")):
+        monkeypatch.setenv(variable, str(value))
+
+
 @pytest.mark.parametrize("kind, good, bad", [
     (positive_int, {"1": 1, "12": 12}, ["0", "-3", "abc", "1.5"]),
     (positive_float, {"0.5": 0.5, "64": 64.0}, ["0", "-1", "nan", "inf", "x"]),
@@ -48,15 +61,7 @@ def test_a_flag_out_of_range_stops_the_command_naming_it(command, argv, flag, ca
                                                         tmp_path, monkeypatch):
     import importlib
     # were a value let through, the command would only touch tmp_path and 127.0.0.1
-    for variable, value in (("GENOTEX_INPUT", tmp_path / "input"),
-                            ("GENOTEX_OUTPUT", tmp_path / "output"),
-                            ("GENOTEX_METADATA", tmp_path / "metadata"),
-                            ("GENOTEX_TASK_INFO", tmp_path / "task_info.json"),
-                            ("GENOTEX_DOWNLOAD_STATE", tmp_path / "state"),
-                            ("GENOTEX_EUTILS_URL", "http://127.0.0.1:9/"),
-                            ("GENOTEX_GEO_URL", "http://127.0.0.1:9/"),
-                            ("GENOTEX_XENA_URL", "http://127.0.0.1:9/")):
-        monkeypatch.setenv(variable, str(value))
+    confine_commands(monkeypatch, tmp_path)
     main = importlib.import_module(command).main
     with pytest.raises(SystemExit) as caught:
         main(argv)
@@ -89,15 +94,7 @@ def test_a_base_url_variable_that_is_no_url_stops_the_downloader_naming_it(
     import importlib
     (tmp_path / "task_info.json").write_text(
         '{"Asthma": {"related_genes": [], "conditions": []}}', encoding="utf-8")
-    for name, value in (("GENOTEX_INPUT", tmp_path / "input"),
-                        ("GENOTEX_OUTPUT", tmp_path / "output"),
-                        ("GENOTEX_METADATA", tmp_path / "metadata"),
-                        ("GENOTEX_TASK_INFO", tmp_path / "task_info.json"),
-                        ("GENOTEX_DOWNLOAD_STATE", tmp_path / "state"),
-                        ("GENOTEX_EUTILS_URL", "http://127.0.0.1:9/"),
-                        ("GENOTEX_GEO_URL", "http://127.0.0.1:9/"),
-                        ("GENOTEX_XENA_URL", "http://127.0.0.1:9/")):
-        monkeypatch.setenv(name, str(value))
+    confine_commands(monkeypatch, tmp_path)
     monkeypatch.setenv(variable, "notaurl")
     code = importlib.import_module(command).main(argv + ["--no-progress"])
     err = capsys.readouterr().err
