@@ -10,6 +10,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from download.fetch import HttpClient, default_state_dir
 from download.manifest import read_manifest
+from download.transfer import attach_checksums, download_units
 from utils.arguments import non_negative_float, positive_float, positive_int
 from utils.errors import InputFileError, command_error
 from utils.io import make_folder
@@ -116,6 +117,27 @@ def state_dir_from_args(args: argparse.Namespace, paths: ProjectPaths) -> Path:
     if args.state_dir:
         return make_folder(Path(args.state_dir).expanduser().resolve())
     return make_folder(default_state_dir(paths.input))
+
+
+def download_and_report(http: HttpClient, units: List, state: Path,
+                        args: argparse.Namespace, checksums: Dict[str, str], input_root: Path,
+                        earlier_failures: Iterable, label: str, desc: str) -> int:
+    """Download the planned units, print the summary and return the exit code.
+
+    The downloaders' last step: ``checksums`` (from :func:`manifest_checksums`)
+    are attached to the units, ``earlier_failures`` (what could not be
+    planned) join the transfer report, and ``label`` names the source in the
+    summary line.
+    """
+    if checksums:
+        units = attach_checksums(units, checksums, input_root)
+    report = download_units(http, units, state, force=args.force,
+                            progress=not args.no_progress, fail_fast=args.fail_fast,
+                            desc=desc)
+    for failure in earlier_failures:
+        report.add(failure)
+    print(report.summary(label))
+    return report.exit_code
 
 
 def manifest_checksums(args: argparse.Namespace) -> Dict[str, str]:

@@ -17,13 +17,14 @@ from typing import Dict, Optional, Sequence
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
+from download.cli import (add_transfer_arguments, download_and_report, http_client_from_args,
+                          manifest_checksums,
                           run_deadline_from_args, state_dir_from_args,
                           run_network_command, traits_from_args)
 from download.eutils import RETMAX, EutilsClient, EutilsSettings, GdsQuery
 from download.geo import (PLAN_NAME, SizeRules, TraitPlan, describe_plans, geo_base_url, load_plans,
                           plan_trait, plan_units, read_search_terms, save_plans)
-from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
+from download.transfer import FAILED, UnitOutcome
 from utils.arguments import http_url, non_negative_float, positive_float, positive_int
 from utils.errors import InputFileError, command_error
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
@@ -149,16 +150,8 @@ def run(args: argparse.Namespace) -> int:
         for failure in search_failures:  # what the dry run could not plan, and why
             print(f"  FAILED {failure.error}")
         return 1 if search_failures else 0
-    units = plan_units(chosen, paths.geo_input)
-    if checksums:
-        units = attach_checksums(units, checksums, paths.input)
-    report = download_units(http, units, state, force=args.force,
-                            progress=not args.no_progress, fail_fast=args.fail_fast,
-                            desc="GEO series")
-    for failure in search_failures:
-        report.add(failure)
-    print(report.summary("GEO"))
-    return report.exit_code
+    return download_and_report(http, plan_units(chosen, paths.geo_input), state, args,
+                               checksums, paths.input, search_failures, "GEO", "GEO series")
 
 
 if __name__ == "__main__":

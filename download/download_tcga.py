@@ -18,10 +18,11 @@ from typing import Optional, Sequence
 if __package__ in (None, ""):  # run as a script (python download/x.py): use this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from download.cli import (add_transfer_arguments, http_client_from_args, manifest_checksums,
+from download.cli import (add_transfer_arguments, download_and_report, http_client_from_args,
+                          manifest_checksums,
                           run_network_command, state_dir_from_args)
 from download.tcga import GENE_DATASETS, plan_cohort, select_cohorts, xena_base_url
-from download.transfer import FAILED, UnitOutcome, attach_checksums, download_units
+from download.transfer import FAILED, UnitOutcome
 from utils.arguments import http_url
 from utils.errors import InputFileError, command_error
 from utils.io.http import DownloadError, NameResolutionError, RunDeadlineExceeded
@@ -103,15 +104,8 @@ def run(args: argparse.Namespace) -> int:
             failures.append(UnitOutcome(f"TCGA {cohort.code}", FAILED, error=str(exc)))
             if args.fail_fast:
                 break
-    if checksums:
-        units = attach_checksums(units, checksums, paths.input)
-    report = download_units(http, units, state, force=args.force,
-                            progress=not args.no_progress, fail_fast=args.fail_fast,
-                            desc="TCGA cohorts")
-    for failure in failures:
-        report.add(failure)
-    print(report.summary("TCGA"))
-    return report.exit_code
+    return download_and_report(http, units, state, args, checksums, paths.input, failures,
+                               "TCGA", "TCGA cohorts")
 
 
 if __name__ == "__main__":
