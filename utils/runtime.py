@@ -15,9 +15,10 @@
   processes of ``-j N``; they end with their parent. Ctrl-C is the parent's to handle: workers ignore
   SIGINT (no traceback per worker), and a parent leaving its pool on an
   exception (``KeyboardInterrupt`` included) stops the workers at once instead
-  of waiting for their running tasks. Workers never hold a half-written output
-  (atomic writes; a killed writer's temporary file is removed by the next
-  write in its folder).
+  of waiting for their running tasks: a stopped worker unwinds its task (an
+  atomic write removes its temporary file) and exits, without taking the task
+  the executor had queued for it. Only a worker killed outright can leave a
+  temporary file; the next atomic write in its folder removes it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Tuple, 
 
 SEED = 42
 PARENT_POLL_SECONDS = 0.5
+PARENT_GONE_GRACE_SECONDS = 5.0
 #: The variable that turns Python's UTF-8 mode on (PEP 540).
 UTF8_MODE_VARIABLE = "PYTHONUTF8"
 
@@ -54,15 +56,18 @@ def available_cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def exit_when_parent_dies(parent_pid: int, poll_seconds: float = PARENT_POLL_SECONDS
+def exit_when_parent_dies(parent_pid: int, poll_seconds: float = PARENT_POLL_SECONDS,
+                          grace_seconds: float = PARENT_GONE_GRACE_SECONDS
                           ) -> threading.Thread:
-    """Watch ``parent_pid`` from a daemon thread; ``os._exit(1)`` once it is gone.
+    """Watch ``parent_pid`` from a daemon thread; stop this process once it is gone.
 
     When the parent dies its children are re-parented (to init or a
     subreaper), so ``os.getppid()`` changes: that is checked every
-    ``poll_seconds``. ``os._exit`` skips clean-up on purpose: the parent that
-    would have received the results no longer exists, and workers never write
-    output files themselves.
+    ``poll_seconds``. The process then sends itself SIGTERM: a pool worker
+    (:func:`spawn_pool`) unwinds its task, so a file it was writing atomically
+    leaves no temporary file, and exits. ``os._exit(1)`` follows after
+    ``grace_seconds`` if it is still there (a long call in compiled code): the
+    parent that would have received the results no longer exists.
 
     Returns
     -------
@@ -70,10 +75,11 @@ def exit_when_parent_dies(parent_pid: int, poll_seconds: float = PARENT_POLL_SEC
         The watching thread (a daemon; it never keeps the process alive).
     """
     def watch() -> None:
-        while True:
-            if os.getppid() != parent_pid:
-                os._exit(1)
+        while os.getppid() == parent_pid:
             time.sleep(poll_seconds)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(grace_seconds)
+        os._exit(1)
 
     thread = threading.Thread(target=watch, name="parent-watch", daemon=True)
     thread.start()
@@ -157,10 +163,33 @@ class _QuietSpawnContext(type(_SPAWN)):  # type: ignore[misc]
     Process = _QuietSpawnProcess
 
 
+class _Terminated(SystemExit):
+    """Raised by SIGTERM in a pool worker: the running task unwinds, then the worker exits."""
+
+
 def _unwind_on_terminate(signum: int, frame: Any) -> None:
     """SIGTERM in a worker: unwind (an atomic write in progress removes its temporary
     file) and exit."""
-    raise SystemExit(128 + signum)
+    raise _Terminated(128 + signum)
+
+
+def _run_task(function: Callable[..., Any], args: Tuple[Any, ...],
+              kwargs: Mapping[str, Any]) -> Any:
+    """A pool worker's task. Stopped by SIGTERM, the task unwinds and the worker exits at
+    once: the executor's own loop would record the exit as the task's result and go on
+    with the task it had already queued for this worker (one of a stopped run)."""
+    try:
+        return function(*args, **kwargs)
+    except _Terminated as stop:
+        logging.shutdown()
+        os._exit(stop.code)
+
+
+class _WorkerPool(cf.ProcessPoolExecutor):
+    """A process pool whose tasks run through :func:`_run_task`."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future:
+        return super().submit(_run_task, fn, args, kwargs)
 
 
 def _start_worker(parent_pid: int, initializer: Optional[Callable[..., None]],
@@ -199,9 +228,8 @@ def spawn_pool(jobs: int, initializer: Optional[Callable[..., None]] = None,
     -------
     concurrent.futures.ProcessPoolExecutor
     """
-    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=_QuietSpawnContext(),
-                                  initializer=_start_worker,
-                                  initargs=(os.getpid(), initializer, initargs))
+    return _WorkerPool(max_workers=jobs, mp_context=_QuietSpawnContext(),
+                       initializer=_start_worker, initargs=(os.getpid(), initializer, initargs))
 
 
 def stop_pool(pool: cf.ProcessPoolExecutor, wait: bool = True,

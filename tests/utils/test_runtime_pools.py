@@ -120,3 +120,72 @@ def test_workers_start_with_sigint_blocked():
     finally:
         process.join(GUARD_SECONDS)
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # parent's mask
+
+
+def _touch(path: str) -> None:
+    with open(path, "w") as handle:
+        handle.write("ran")
+
+
+def test_a_stopped_worker_does_not_take_the_next_queued_task(tmp_path):
+    """The executor hands a worker one task more than it runs; SIGTERM's unwinding ended
+    the running task only, and the worker went on with the queued one (a task of an
+    interrupted run, killed mid-write after ``join_seconds``: CI found its temporary
+    file). A stopped worker now exits once its task has unwound."""
+    started = tmp_path / "started"
+    with pytest.raises(KeyboardInterrupt):
+        with worker_pool(1) as pool:
+            pool.submit(_write_slowly, str(started))
+            queued = [pool.submit(_touch, str(tmp_path / f"queued{i}")) for i in range(3)]
+            for _ in range(GUARD_SECONDS * 20):
+                if any(tmp_path.iterdir()):
+                    break
+                threading.Event().wait(0.05)
+            workers = [process.pid for process in pool._processes.values()]
+            raise KeyboardInterrupt
+    assert not any(future.done() and not future.cancelled() and future.exception() is None
+                   for future in queued)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "a queued task ran after the stop"
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+PARENT_KILLED_MID_WRITE = """
+import os, signal, sys, threading
+from pathlib import Path
+from tests.utils.test_runtime_pools import _write_slowly
+from utils.runtime import spawn_pool
+folder = Path(sys.argv[1])
+pool = spawn_pool(1)
+pool.submit(_write_slowly, str(folder / "out.csv"))
+while not any(folder.iterdir()):
+    threading.Event().wait(0.05)
+print(*[process.pid for process in pool._processes.values()], flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_worker_whose_parent_is_killed_unwinds_its_write(tmp_path):
+    """Before: the orphaned worker left with ``os._exit`` mid-write and its temporary
+    file stayed until the next write in that folder."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+
+    done = subprocess.run([sys.executable, "-c", PARENT_KILLED_MID_WRITE, str(tmp_path)],
+                          cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=GUARD_SECONDS)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    psutil = pytest.importorskip("psutil")
+    try:
+        worker = psutil.Process(int(done.stdout.split()[0]))
+    except psutil.NoSuchProcess:
+        worker = None
+    if worker is not None:   # a guard: the worker sees its parent gone within a second
+        _, alive = psutil.wait_procs([worker], timeout=GUARD_SECONDS)
+        for process in alive:
+            process.kill()
+        assert not alive, "the worker outlived its parent"
+    assert list(tmp_path.iterdir()) == []

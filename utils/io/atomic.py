@@ -152,11 +152,17 @@ def _create_temp(target: Path) -> Tuple[int, str]:
         if fcntl is None:  # pragma: no cover - not POSIX
             return fd, name
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:  # pragma: no cover - a file system without flock: cleaners skip too
-            return fd, name
-        if os.fstat(fd).st_nlink:
-            return fd, name
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:  # pragma: no cover - a file system without flock: cleaners skip
+                return fd, name
+            if os.fstat(fd).st_nlink:
+                return fd, name
+        except BaseException:  # stopped here (a worker's SIGTERM): no file left behind
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+            raise
         os.close(fd)  # a cleaner took it for stale before the lock was set: retry
 
 

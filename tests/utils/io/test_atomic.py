@@ -127,6 +127,26 @@ def test_writer_retries_when_a_cleaner_took_its_fresh_temp_file(tmp_path, monkey
     assert (tmp_path / "a.csv").read_text() == "content"
 
 
+
+def test_a_writer_stopped_while_creating_its_temp_file_leaves_none(tmp_path, monkeypatch):
+    """A pool worker's SIGTERM unwinds as an exception wherever it lands; one raised
+    between creating the temporary file and handing it to the caller left the file."""
+    (tmp_path / "a.csv").write_text("previous")
+
+    class StoppedWhileLocking:
+        LOCK_EX, LOCK_NB = atomic_module.fcntl.LOCK_EX, atomic_module.fcntl.LOCK_NB
+
+        @staticmethod
+        def flock(fd, operation):
+            raise SystemExit(143)
+
+    monkeypatch.setattr(atomic_module, "fcntl", StoppedWhileLocking)
+    with pytest.raises(SystemExit):
+        atomic_write_text(tmp_path / "a.csv", "content")
+    assert os.listdir(tmp_path) == ["a.csv"]
+    assert (tmp_path / "a.csv").read_text() == "previous"
+
+
 # --- an unwritable target: OutputFileError naming the path, the old version kept ---
 
 def test_a_folder_as_target_is_refused_naming_it(tmp_path):
