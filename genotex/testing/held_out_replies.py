@@ -15,6 +15,12 @@ Each :class:`HeldOutReply` carries the meaning a careful human reader takes from
 it (``expected``); :data:`ASK` means a human would ask again too (no usable
 answer). :mod:`genotex.testing.reply_audit` runs the readers on the set.
 
+:data:`HELD_OUT` (150 replies) is the blind set; the readers were fixed from
+its misreadings, so it is no longer blind for them. :data:`ROUND_TWO` (31
+replies) was written by the same helper after those fixes and measured before
+any further change (27 read right, 2 misread, 2 asked again), then the readers
+were fixed again; it is not blind to the readers' rules.
+
 Readers and their expected values:
 
 * ``code`` -- the code the step should run (compared line by line, blank lines
@@ -607,6 +613,116 @@ _GENES = [
 
 HELD_OUT: Tuple[HeldOutReply, ...] = tuple(_CODE + _REVISE + _REVIEW + _PLAN + _GENES)
 
+
+# -- round two -------------------------------------------------------------------------
+# Written by the same helper after the fixes of session 33, before running them: new
+# wordings that check whether the fixes generalize (not blind to the readers' rules,
+# so they are kept apart from HELD_OUT and reported separately).
+_ROUND_TWO = [
+    HeldOutReply("r2-code-mistral-tool-calls-text", CODE,
+                 '[TOOL_CALLS][{"name": "python", "arguments": ' + _tool(EXTRACT) + "}]",
+                 EXTRACT, style="Mistral tool call left in text"),
+    HeldOutReply("r2-code-updated-after-explanation", CODE,
+                 "My first attempt:\n\n```python\ngene_data = get_genetic_data(matrix)\n```"
+                 "\n\nThat variable is called `matrix_file`, so here is the updated "
+                 "version:\n\n" + _fence(EXTRACT), EXTRACT, style="GPT-4.1"),
+    HeldOutReply("r2-code-or-simpler", CODE,
+                 _fence(LOAD) + "\n\nOr, more simply, if you only need the background:\n\n"
+                 "```python\nprint(get_background_and_clinical_data(matrix_file)[0])\n```",
+                 LOAD, style="Gemini"),
+    HeldOutReply("r2-code-three-parts", CODE,
+                 "**1. Read**\n```python\ngene_data = get_genetic_data(matrix_file)\n```\n"
+                 "**2. Inspect**\n```python\nprint(gene_data.shape)\n```\n**3. Identifiers**\n"
+                 "```python\nprint(gene_data.index[:20])\n```", EXTRACT, style="Claude 4"),
+    HeldOutReply("r2-code-apology-then-code", CODE,
+                 "Apologies for the confusion earlier. Here is the code for this step:\n\n"
+                 + _fence(MAPPING, "py"), MAPPING, style="GPT-4o after a retry"),
+    HeldOutReply("r2-code-text-block-before", CODE,
+                 "The identifiers look like this:\n```text\n1007_s_at\n1053_at\n```\n\n"
+                 "So we map them:\n\n" + _fence(MAPPING), MAPPING, style="Claude"),
+    HeldOutReply("r2-code-only-prose", CODE,
+                 "This step needs no new code: the gene data was already extracted in "
+                 "step 3.", ASK, style="o3"),
+    HeldOutReply("r2-revise-keep-heading", REVISE,
+                 "## Decision\n\nKEEP\n\n## Reason\n\nThe KeyError comes from the platform "
+                 "file, which is missing.", KEEP_CODE, style="Gemini"),
+    HeldOutReply("r2-revise-fixed-version", REVISE,
+                 "You're right, I mapped the wrong column. Fixed version:\n\n" +
+                 _fence(REVISED) + "\n\nThis keeps the probe ids as the index.", REVISED,
+                 style="Claude 4"),
+    HeldOutReply("r2-revise-keep-not", REVISE,
+                 "I won't keep the current code; the reviewer is right.\n\n" +
+                 _fence(REVISED, "python3"), REVISED, style="Qwen 3"),
+    HeldOutReply("r2-revise-unchanged-sentence", REVISE,
+                 "The code is correct as written and should stay unchanged. KEEP.",
+                 KEEP_CODE, style="DeepSeek V3"),
+    HeldOutReply("r2-review-decision-yes", REVIEW, "**Approve:** Yes\n\nThe step is correct.",
+                 (True, None), style="bold label with yes/no"),
+    HeldOutReply("r2-review-approve-no", REVIEW,
+                 "**Approve:** No\n\n1. The age row holds the tissue type.", (False, 1),
+                 style="bold label with yes/no"),
+    HeldOutReply("r2-review-json-verdict-lower-approve", REVIEW,
+                 '```JSON\n{"verdict": "approve", "suggestions": []}\n```', (True, None),
+                 style="Llama 3 json"),
+    HeldOutReply("r2-review-not-rejected", REVIEW,
+                 "I see no problem that would get this rejected. APPROVED", (True, None),
+                 style="GPT-4o"),
+    HeldOutReply("r2-review-question-then-verdict", REVIEW,
+                 "Does the code do what the step asks? Yes: it maps the probes and prints "
+                 "the shape.\n\n**Verdict: APPROVED**", (True, None), style="Claude"),
+    HeldOutReply("r2-review-rejected-lower-sugg-heading", REVIEW,
+                 "rejected\n\n### What to change\n- Use `gene_col='Symbol'`\n"
+                 "- Keep only rows with a symbol", (False, 2), style="small model"),
+    HeldOutReply("r2-review-hedge-both", REVIEW,
+                 "Hard to say. It could be approved if the trait row is right, but it "
+                 "should be rejected otherwise, and the output doesn't show which.", ASK,
+                 style="GPT-4o-mini"),
+    HeldOutReply("r2-review-think-only-reasoning-field", REVIEW, "", ASK,
+                 reasoning="The code is fine. APPROVED.", style="R1 with empty content"),
+    HeldOutReply("r2-plan-json-tagged-prose-after", PLAN,
+                 '```json\n{"action": "back", "step": "initial_data_loading"}\n```\n\n'
+                 "The loading step read the wrong file.", ("back", "initial_data_loading"),
+                 style="GPT-4o"),
+    HeldOutReply("r2-plan-step-with-number-prefix", PLAN,
+                 '{"action": "back", "step": "3. gene_data_extraction"}',
+                 ("back", "gene_data_extraction"), style="copies the plan listing"),
+    HeldOutReply("r2-plan-skip-upper-reason", PLAN,
+                 '<think>The ids are symbols.</think>\n{"action": "SKIP", "reason": '
+                 '"identifiers are already HGNC symbols"}', ("skip", None), style="QwQ"),
+    HeldOutReply("r2-plan-refusal", PLAN, "I'm unable to decide without more output.", ASK,
+                 style="cautious model"),
+    HeldOutReply("r2-genes-table-bold", GENES,
+                 "| Gene | Direction |\n|------|-----------|\n| **LEP** | up |\n"
+                 "| **ADIPOQ** | down |\n| **FTO** | up |", ["LEP", "ADIPOQ", "FTO"],
+                 style="Claude"),
+    HeldOutReply("r2-genes-jsonc-fence", GENES,
+                 '```jsonc\n[\n  "APOE", // ε4 allele\n  "TREM2",\n  "CLU"\n]\n```',
+                 ["APOE", "TREM2", "CLU"], style="Llama 3"),
+    HeldOutReply("r2-genes-gene-label-items", GENES,
+                 "1. Gene: PCSK9 — LDL receptor degradation\n2. Gene: LDLR — LDL uptake\n"
+                 "3. Gene: APOB — the LDL particle's protein", ["PCSK9", "LDLR", "APOB"],
+                 style="Qwen 2.5"),
+    HeldOutReply("r2-genes-final-answer-list", GENES,
+                 "Reasoning: obesity expression studies in adipose tissue consistently "
+                 "report leptin and adiponectin.\n\nFinal answer:\n1. LEP\n2. ADIPOQ\n"
+                 "3. FTO", ["LEP", "ADIPOQ", "FTO"], style="R1 distill"),
+    HeldOutReply("r2-genes-json-then-references", GENES,
+                 '["ESR1", "PGR"]\n\nReferences:\n- TOP2A review (2019)\n- CAN study',
+                 ["ESR1", "PGR"], style="GPT-4o"),
+    HeldOutReply("r2-genes-numbered-then-notes", GENES,
+                 "1. SNCA\n2. LRRK2\n3. GBA1\n\n**Note:**\n- SET of genes from GWAS, "
+                 "not expression.", ["SNCA", "LRRK2", "GBA1"], style="Gemini"),
+    HeldOutReply("r2-genes-object-gene-symbols-and-rationale", GENES,
+                 '{"rationale": ["strongest GWAS signal", "microglia"], '
+                 '"gene_symbols": ["APOE", "TREM2"]}', ["APOE", "TREM2"],
+                 style="model adds fields"),
+    HeldOutReply("r2-genes-apology-refusal", GENES,
+                 "I'm sorry, but I can't provide a reliable ranking without data.", ASK,
+                 style="cautious model"),
+]
+
+ROUND_TWO: Tuple[HeldOutReply, ...] = tuple(_ROUND_TWO)
+
 #: NCBI synonym-map entries for the words of the gene replies (see module docstring).
 SYNONYMS = {
     "ADIPOQ": "ADIPOQ", "APOB": "APOB", "APOE": "APOE", "APOE4": "APOE", "AR": "AR",
@@ -617,9 +733,10 @@ SYNONYMS = {
     "HNF1": "HNF1A", "HNF1A": "HNF1A", "HOMEOBOX": "LBX1", "IL10": "IL10", "IL1B": "IL1B",
     "IL23R": "IL23R", "IL6": "IL6", "IN": "CD44", "INS": "INS", "KLK3": "KLK3",
     "LDLR": "LDLR", "LEP": "LEP", "LRRK2": "LRRK2", "MAPT": "MAPT", "MC4R": "MC4R",
-    "ME": "MMP12", "NOD2": "NOD2", "OF": "SPI1", "ON": "SPARC", "P53": "TP53",
-    "PCSK9": "PCSK9", "PGR": "PGR", "PINK1": "PINK1", "PRKN": "PRKN", "PTPN22": "PTPN22",
-    "RANK": "TNFRSF11A", "SNCA": "SNCA", "STAT4": "STAT4", "T": "TBXT", "TAU": "MAPT",
-    "TMPRSS2": "TMPRSS2", "TNF": "TNF", "TNF-ALPHA": "TNF", "TO": "TDO2", "TOP": "THOP1",
-    "TREM2": "TREM2",
+    "ME": "MMP12", "NOD2": "NOD2", "NOT": "NR4A2", "OF": "SPI1", "ON": "SPARC",
+    "P53": "TP53", "PARTICLE": "PARTICL", "PCSK9": "PCSK9", "PGR": "PGR", "PINK1": "PINK1",
+    "PRKN": "PRKN", "PTPN22": "PTPN22", "RANK": "TNFRSF11A", "SET": "SET", "SNCA": "SNCA",
+    "STAT4": "STAT4", "T": "TBXT", "TAU": "MAPT", "TMPRSS2": "TMPRSS2", "TNF": "TNF",
+    "TNF-ALPHA": "TNF", "TO": "TDO2", "TOP": "THOP1", "TOP2A": "TOP2A", "TREM2": "TREM2",
+    "UP": "UPP1",
 }

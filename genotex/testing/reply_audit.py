@@ -14,7 +14,8 @@ what a human reads:
   human would have asked again about (the defect).
 
 ``python -m genotex.testing.reply_audit`` prints the figures per reader and
-every reply that is not read correctly.
+every reply that is not read correctly (``--round-two``: the second set,
+written after the fixes).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from genotex.methods.llm.client import ChatReply, ToolCall
 from genotex.methods.llm.genelists import read_gene_list
 from genotex.methods.llm.reading import answer_text
 from genotex.testing.held_out_replies import (ASK, CODE, GENES, HELD_OUT, KEEP_CODE, PLAN,
-                                              PREVIOUS, READERS, REVIEW, REVISE, SYNONYMS,
-                                              UNITS, HeldOutReply)
+                                              PREVIOUS, READERS, REVIEW, REVISE, ROUND_TWO,
+                                              SYNONYMS, UNITS, HeldOutReply)
 
 CORRECT, ASKED, MISREAD = "correct", "asked", "misread"
 OUTCOMES = (CORRECT, MISREAD, ASKED)
@@ -143,6 +144,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=(
         "Run the held-out model replies (genotex/testing/held_out_replies.py) through "
         "the methods' readers and print correct / misread / asked-again per reader."))
+    parser.add_argument("--round-two", action="store_true", help=(
+        "audit the second set (ROUND_TWO, written after the readers were fixed) instead of "
+        "the held-out set"))
     parser.add_argument("--synonyms", metavar="FILE", help=(
         "gene_synonym.json to read the gene lists against (default: the map entries "
         "stored with the held-out set)"))
@@ -151,7 +155,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.synonyms:
         from utils.symbols import load_synonym_map
         synonyms = load_synonym_map(args.synonyms)
-    print(report(audit(HELD_OUT, synonyms)))
+    print(report(audit(ROUND_TWO if args.round_two else HELD_OUT, synonyms)))
     return 0
 
 

@@ -157,7 +157,10 @@ def _item_symbol(item: str, synonyms: Mapping[str, str]) -> str:
         for token in _TOKEN.findall(inner):
             if _official(token, synonyms, prose=True):
                 return token
-    tokens = _TOKEN.findall(item.split(" - ")[0].split(":")[0])
+    head = item.split(" - ")[0]
+    tokens = _TOKEN.findall(head.split(":")[0])
+    if ":" in head:        # "Gene: PCSK9 -- ...": the label's value holds the symbol
+        tokens += _TOKEN.findall(head.split(":", 1)[1])
     for token in tokens:
         if _official(token, synonyms, prose=True):
             return token

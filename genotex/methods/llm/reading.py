@@ -52,6 +52,7 @@ _HARMONY_FINAL = "<|channel|>final<|message|>"
 _HARMONY_END = re.compile(r"<\|(?:end|return|call)\|>.*", re.DOTALL)
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*?)[ \t]*$")
 _TOOL_CALL = re.compile(r"<tool_call>(?P<body>.*?)</tool_call>", re.DOTALL)
+_MISTRAL_CALLS = "[TOOL_CALLS]"
 #: Markdown emphasis, code marks, headings, quotes and table bars (not the ``_`` of names).
 _MARKUP = re.compile(r"[*`#>|]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 _OUTPUT_WORDS = re.compile(r"\b(?:output|outputs|result|results|stdout|prints?|printed|console|"
@@ -223,11 +224,20 @@ def code_from_tool_arguments(arguments: Any) -> Optional[str]:
     return None
 
 
+def _tool_call_bodies(text: str) -> List[str]:
+    """The call texts of ``<tool_call>...</tool_call>`` blocks (Hermes style) and of a
+    ``[TOOL_CALLS][...]`` answer (Mistral's tool calls left in the text)."""
+    bodies = [match.group("body") for match in _TOOL_CALL.finditer(text)]
+    if text.lstrip().startswith(_MISTRAL_CALLS):
+        bodies.append(text.lstrip()[len(_MISTRAL_CALLS):])
+    return bodies
+
+
 def _tool_call_text(text: str) -> Optional[str]:
-    """Code of ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks (Hermes style)."""
+    """Code of the tool calls written in the text (see :func:`_tool_call_bodies`)."""
     parts = []
-    for match in _TOOL_CALL.finditer(text):
-        for call in json_objects(match.group("body")):
+    for body in _tool_call_bodies(text):
+        for call in json_objects(body):
             code = code_from_tool_arguments(call.get("arguments", call.get("parameters")))
             if code:
                 parts.append(code)
@@ -236,7 +246,8 @@ def _tool_call_text(text: str) -> Optional[str]:
 
 #: A block offered besides the answer: "Alternatively, ...", "If that raises a KeyError, ...".
 _ALTERNATIVE_LABEL = re.compile(
-    r"\b(?:alternative(?:ly|s)?|instead|or\s+you\s+(?:can|could|may|might)|you\s+(?:can|could|"
+    r"^or\b|\b(?:more\s+simply|a\s+simpler\s+(?:way|version|option)|alternative(?:ly|s)?|"
+    r"instead|or\s+you\s+(?:can|could|may|might)|you\s+(?:can|could|"
     r"may|might)\s+also|optional(?:ly)?|if\s+you\s+prefer|if\b.{0,80}?\b(?:fails?|errors?|"
     r"raises?|exceptions?|(?:does\s+not|doesn't|won't|does\s*n't)\s+work|differs?|"
     r"differently))\b")
@@ -432,6 +443,8 @@ def _negated(text: str, start: int) -> bool:
     return bool(_NEGATION.search(_clause_before(text, start)))
 
 
+#: A decision word used as a label and answered: "Approve: No", "Approved? yes".
+_LABEL_ANSWER = re.compile(r"\s*[:?=]\s*(yes|no|true|false)\s*(?:[.!,;]|$)", re.IGNORECASE)
 _WHETHER = re.compile(r"\b(?:whether|if\s+(?:i|we)\s+should)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
@@ -478,9 +491,12 @@ def read_decision(text: str, words: DecisionWords = REVIEW_WORDS) -> DecisionRea
         end = len(text) if end < 0 else end
         cleaned = _clean_line(text[start:end])
         negation = re.match(r"(?:not|no)\s+", cleaned, re.IGNORECASE)
-        first = pattern.match(cleaned[negation.end():] if negation else cleaned)
+        head = cleaned[negation.end():] if negation else cleaned
+        first = pattern.match(head)
         if first is not None:
-            meaning = words.meaning(first.group(), negation is not None)
+            answer = _LABEL_ANSWER.match(head, first.end())  # "Approve: No"
+            said_no = answer is not None and answer.group(1).lower() in ("no", "false")
+            meaning = words.meaning(first.group(), (negation is not None) != said_no)
             if meaning is not None:
                 on_lines.append((meaning, start, end))
     if on_lines:

@@ -15,7 +15,7 @@ import pytest
 
 from genotex.testing import reply_audit
 from genotex.testing.held_out_replies import (ASK, CODE, GENES, HELD_OUT, KEEP_CODE, PLAN,
-                                              READERS, REVIEW, REVISE, SYNONYMS)
+                                              READERS, REVIEW, REVISE, ROUND_TWO, SYNONYMS)
 from utils.symbols import load_synonym_map
 
 #: Replies the readers ask again about although a human understands them.
@@ -25,12 +25,13 @@ STILL_ASKED = {
     "genes-prose-sentence": "genes named in running prose ('APOE, followed by TREM2 and "
                             "CLU') are not read; the method asks for the JSON array again",
 }
-BY_NAME = {case.name: case for case in HELD_OUT}
+BY_NAME = {case.name: case for case in HELD_OUT + ROUND_TWO}
 
 
 def test_the_set_is_well_formed():
-    names = [case.name for case in HELD_OUT]
+    names = [case.name for case in HELD_OUT + ROUND_TWO]
     assert len(names) == len(set(names))
+    assert {case.reader for case in ROUND_TWO} == set(READERS)
     counts = Counter(case.reader for case in HELD_OUT)
     assert set(counts) == set(READERS) and min(counts.values()) >= 15
     assert 100 <= len(HELD_OUT) <= 200
@@ -46,6 +47,12 @@ def test_each_reply_is_read_as_a_human_reads_it(name):
     case = BY_NAME[name]
     value = reply_audit.read(case)
     assert reply_audit.judge(case, value) == reply_audit.CORRECT, (case.text, value)
+
+
+@pytest.mark.parametrize("name", [case.name for case in ROUND_TWO])
+def test_each_round_two_reply_is_read_as_a_human_reads_it(name):
+    case = BY_NAME[name]
+    assert reply_audit.judge(case, reply_audit.read(case)) == reply_audit.CORRECT, case.text
 
 
 def test_no_reply_is_misread():
@@ -80,7 +87,7 @@ def test_the_judge_tells_misreading_from_asking_again():
 
 def test_every_reader_kind_is_covered_by_the_expected_values():
     kinds = {CODE: str, REVISE: str, REVIEW: tuple, PLAN: tuple, GENES: list}
-    for case in HELD_OUT:
+    for case in HELD_OUT + ROUND_TWO:
         assert case.expected is ASK or isinstance(case.expected, kinds[case.reader]), case.name
 
 
@@ -92,13 +99,17 @@ def test_the_cli_prints_the_figures(capsys):
                              "0", str(len(STILL_ASKED))]
     for name in STILL_ASKED:
         assert f"asked    {name}:" in out
+    assert reply_audit.main(["--round-two"]) == 0
+    total = next(line for line in capsys.readouterr().out.splitlines()
+                 if line.startswith("all "))
+    assert total.split() == ["all", str(len(ROUND_TWO)), str(len(ROUND_TWO)), "0", "0"]
 
 
 def test_the_stored_synonyms_are_the_real_maps_entries(real_gene_maps):
     """SYNONYMS holds the real map's entries, and the full map reads the genes the same."""
     real = load_synonym_map(real_gene_maps)
     assert {alias: real.get(alias) for alias in SYNONYMS} == SYNONYMS
-    genes = [case for case in HELD_OUT if case.reader == GENES]
+    genes = [case for case in HELD_OUT + ROUND_TWO if case.reader == GENES]
     assert {c.name: reply_audit.read(c, real) for c in genes} == \
         {c.name: reply_audit.read(c, SYNONYMS) for c in genes}
 

@@ -51,6 +51,18 @@ def test_a_block_quoted_as_the_old_code_does_not_run():
     assert read_code(text).code == "a = 1\nb = 2\n"
 
 
+def test_an_or_opens_an_alternative():
+    text = fenced("a = load()") + "\nOr, shorter:\n" + fenced("a = load(quick=True)")
+    assert read_code(text).code == "a = load()\n"
+    text = fenced("a = load()") + "\nA simpler way:\n" + fenced("a = 2")
+    assert read_code(text).code == "a = load()\n"
+
+
+def test_mistral_tool_calls_in_the_text():
+    text = '[TOOL_CALLS][{"name": "python", "arguments": {"code": "x = 1\\nprint(x)"}}]'
+    assert read_code(text).code == "x = 1\nprint(x)\n"
+
+
 def test_llama_python_tag_holds_code():
     assert read_code("<|python_tag|>x = compute()\nprint(x)<|eom_id|>").code == \
         "x = compute()\nprint(x)\n"
@@ -62,6 +74,14 @@ def test_a_boolean_verdict_is_read_before_the_words_of_its_keys():
     assert parse_review('{"approved": false, "suggestions": ["Fix the row."]}') .approved is False
     assert parse_review('{"accepted": true}').approved is True
     assert wants_to_keep('{"keep": false}', None, "a = 1\n") is False
+
+
+def test_a_decision_label_answered_yes_or_no():
+    assert parse_review("Approve: No\n1. Fix the row.").approved is False
+    assert parse_review("**Approved?** yes").approved is True
+    assert parse_review("Accept = false").approved is False
+    # a sentence after the verdict is no answer to it
+    assert parse_review("APPROVED. No issues found.").approved is True
 
 
 def test_suggestions_given_as_one_string():
@@ -127,6 +147,11 @@ def test_an_object_reads_its_gene_key_before_other_lists():
 def test_json_strings_with_names():
     text = '["Interleukin 6 (IL6)", "LEP - leptin", "tnf"]'
     assert read_gene_list(text, SYNONYMS).symbols == ["IL6", "LEP", "TNF"]
+
+
+def test_a_labelled_item_gives_the_labels_value():
+    text = "1. Symbol: TNF (cytokine)\n2. Gene: IL6\n3. LEP: leptin"
+    assert read_gene_list(text, SYNONYMS).symbols == ["TNF", "IL6", "LEP"]
 
 
 def test_a_list_under_a_remarks_label_is_not_genes():
