@@ -77,11 +77,15 @@ def _official(token: str, synonyms: Mapping[str, str], prose: bool) -> Optional[
 
 
 def _collect(tokens: Iterable[str], synonyms: Mapping[str, str], form: str,
-             prose: bool = False) -> GeneReading:
+             prose: bool = False, named: bool = False) -> GeneReading:
+    """Check ``tokens`` against the map; ``named``: a token that is no symbol as a whole
+    but names one ("TNF (tumor necrosis factor)") gives the symbol it names."""
     reading = GeneReading(form=form)
     for token in tokens:
         reading.listed += 1
         symbol = _official(token, synonyms, prose)
+        if symbol is None and named and (" " in token or "(" in token):
+            symbol = _official(_item_symbol(token, synonyms), synonyms, prose=True)
         if symbol is None:
             reading.rejected.append(token.strip())
         elif symbol not in reading.symbols:
@@ -101,17 +105,17 @@ def _json_list(text: str) -> Optional[List[str]]:
     candidates = [stripped] + [m.group(1) for m in
                                re.finditer(r"```[a-zA-Z]*\n(.*?)```", text, re.DOTALL)]
     for candidate in candidates:
-        if candidate.startswith("["):
+        if candidate.startswith(("[", "{")):
             try:
-                values = strings_of(json.loads(candidate))
+                value = json.loads(candidate)
             except ValueError:
                 continue
+            values = strings_of(_gene_key_list(value) if isinstance(value, dict) else value)
             if values:
                 return values
     objects = list(json_objects(text)) if "{" in text else []
     for value in objects:
-        values = strings_of(next((value[k] for k in GENE_KEYS if isinstance(value.get(k), list)),
-                                 []))
+        values = strings_of(_gene_key_list(value))
         if values:
             return values
     starts = list(_ARRAY_START.finditer(text))
@@ -124,6 +128,11 @@ def _json_list(text: str) -> Optional[List[str]]:
         if values:
             return values
     return None
+
+
+def _gene_key_list(value: Mapping[str, Any]) -> List[Any]:
+    """The list under the first gene key of an object (``[]`` when there is none)."""
+    return next((value[k] for k in GENE_KEYS if isinstance(value.get(k), list)), [])
 
 
 def _loose_array(text: str, start: int) -> List[str]:
@@ -140,14 +149,6 @@ def _loose_array(text: str, start: int) -> List[str]:
             pass
     body = text[start:end if end >= 0 else len(text)]
     return [m.group(1) for m in _QUOTED.finditer(_COMMENT.sub("", body))]
-
-
-def _json_symbol(value: str, synonyms: Mapping[str, str]) -> str:
-    """A JSON string's symbol: the string, or the symbol of "TNF (tumor necrosis factor)"."""
-    if _official(value, synonyms, prose=False) is not None or not re.search(r"[\s(]", value):
-        return value
-    token = _item_symbol(value, synonyms)
-    return token if _official(token, synonyms, prose=True) is not None else value
 
 
 def _item_symbol(item: str, synonyms: Mapping[str, str]) -> str:
@@ -210,7 +211,7 @@ def read_gene_list(text: str, synonyms: Mapping[str, str]) -> GeneReading:
     """The ranked official symbols of an answer (reasoning already removed)."""
     values = _json_list(text) if ("[" in text or "{" in text) else None
     if values:
-        return _collect((_json_symbol(v, synonyms) for v in values), synonyms, "json")
+        return _collect(values, synonyms, "json", named=True)
     lines = text.split("\n")
     column = _table(lines)
     if column:

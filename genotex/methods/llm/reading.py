@@ -565,13 +565,14 @@ def read_plan(text: str) -> Optional[Dict[str, Any]]:
     JSON written with typeset quotes (``{“action”: “skip”}``) is read when the
     reply holds no object with plain quotes.
     """
-    for source in (text, text.translate(_TYPESET_QUOTES)):
+    for typeset in (False, True):
+        if typeset and "\u201c" not in text and "\u2018" not in text:
+            break
+        source = text.translate(_TYPESET_QUOTES) if typeset else text
         for value in objects_with_key(source, "action"):
             for candidate in reversed(list(nested_dicts(value))):
                 if "action" in candidate:
                     return candidate
-        if "\u201c" not in text and "\u2018" not in text:
-            break
     return None
 
 
