@@ -74,8 +74,9 @@ def _step_name(value: Any, units: Sequence[str]) -> Optional[str]:
     if isinstance(value, bool) or value is None:
         return None
     text = str(value).strip()
+    words = "_".join(re.findall(r"[a-z0-9]+", text.lower()))   # "Dataset Analysis" too
     for name in units:
-        if name.lower() in text.lower():
+        if name.lower() in text.lower() or name.lower() in words:
             return name
     number = re.match(r"^(?:step\s*)?(\d+)", text, re.IGNORECASE)
     if number and 1 <= int(number.group(1)) <= len(units):
@@ -108,7 +109,9 @@ def parse_review(text: str) -> Optional[Review]:
     if reading.decision == APPROVED:
         return Review(True)
     if reading.structured is not None:
-        suggestions = strings_of(reading.structured.get("suggestions"))
+        listed = reading.structured.get("suggestions")
+        suggestions = strings_of(listed) if not isinstance(listed, str) else \
+            (list_items(listed) or [listed.strip()])
     else:
         suggestions = list_items(reading.rest)
         if not suggestions and reading.rest.strip(" :\n"):
@@ -125,8 +128,8 @@ def unclear_review(text: str) -> Review:
 def wants_to_keep(text: str, code: Optional[str], previous: str) -> bool:
     """Whether a revision answer keeps the code.
 
-    KEEP (a decision line, ``**KEEP**``, "I'll keep my code") with no code block,
-    or with a block that is the previous code again.
+    KEEP (a decision line, ``**KEEP**``, "I'll keep my code", "No changes are
+    needed") with no code block, or with a block that is the previous code again.
     """
     if read_decision(text, KEEP_WORDS).decision != KEEP:
         return False

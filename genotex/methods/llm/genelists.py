@@ -4,11 +4,14 @@ Models list genes as a JSON array, an object with a list (``{"genes": [...]}``,
 ``{"gene_symbols": [...]}``, ``[{"symbol": ..., "reason": ...}]``), a numbered or
 bulleted list ("1. Tumor necrosis factor (TNF) -- ..."), a markdown table, or a
 comma-separated line ("Genes: TNF, IL6, ..."). :func:`read_gene_list` takes the
-first of those forms the answer holds and checks every token against the gene
+first of those forms the answer holds (an object's gene key before its other
+lists; a cut-off or commented array gives its complete strings; a later list
+under "Caveats:", "Notes:" and the like is remarks, not genes) and checks every token against the gene
 synonym map: a symbol is kept when the map knows it; in prose, a token must also
 be written like a symbol (upper case, digits, hyphens: ``Was`` at the start of a
 sentence is not the gene WAS), and a list item contributes its symbol in
-parentheses, else its first symbol-like token. Tokens that are not known
+parentheses, else its first symbol-like token (so does a JSON string that is no
+symbol as a whole: "TNF (tumor necrosis factor)"). Tokens that are not known
 symbols are counted as rejected (the caller logs the count).
 """
 
@@ -34,6 +37,14 @@ _ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•+])\s+(?P<text>.+)$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _LABEL = re.compile(r"^[^:,]{0,40}:\s*")
 _MARKUP = re.compile(r"[*_`]+")
+_ARRAY_START = re.compile(r'\[\s*"')
+_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_COMMENT = re.compile(r'(?<=[",\[])[ \t]*//[^\n]*')
+#: A label that opens remarks, not genes ("Caveats:", "**Notes**", "### Limitations").
+_REMARKS = re.compile(r"^\W*(?:important\s+|key\s+|general\s+)?(?:notes?|caveats?|limitations?|"
+                      r"references?|disclaimers?|considerations?|explanations?|rationale|"
+                      r"sources?|remarks?|warnings?)\b[^\n]{0,20}$", re.IGNORECASE)
+_NUMBER = re.compile(r"^\s*(\d+)[.)]")
 
 
 @dataclass
@@ -59,18 +70,22 @@ class GeneReading:
 
 
 def _official(token: str, synonyms: Mapping[str, str], prose: bool) -> Optional[str]:
-    token = token.strip().strip(".,;:'\"")
+    token = token.strip().strip(".,;:'\"[]{}")
     if not token or (prose and not _SYMBOL_SHAPE.match(token)):
         return None
     return synonyms.get(token.upper())
 
 
 def _collect(tokens: Iterable[str], synonyms: Mapping[str, str], form: str,
-             prose: bool = False) -> GeneReading:
+             prose: bool = False, named: bool = False) -> GeneReading:
+    """Check ``tokens`` against the map; ``named``: a token that is no symbol as a whole
+    but names one ("TNF (tumor necrosis factor)") gives the symbol it names."""
     reading = GeneReading(form=form)
     for token in tokens:
         reading.listed += 1
         symbol = _official(token, synonyms, prose)
+        if symbol is None and named and (" " in token or "(" in token):
+            symbol = _official(_item_symbol(token, synonyms), synonyms, prose=True)
         if symbol is None:
             reading.rejected.append(token.strip())
         elif symbol not in reading.symbols:
@@ -79,32 +94,61 @@ def _collect(tokens: Iterable[str], synonyms: Mapping[str, str], form: str,
 
 
 def _json_list(text: str) -> Optional[List[str]]:
-    """The gene strings of a JSON answer: a whole-answer array, a fenced one, or an object."""
+    """The gene strings of a JSON answer.
+
+    In order: a whole-answer or fenced array; an object's list under a gene key
+    (``{"genes": [...], "notes": [...]}`` gives the genes); the last array of
+    strings in the text (read loosely when cut off or commented); an object's
+    first list.
+    """
     stripped = text.strip()
     candidates = [stripped] + [m.group(1) for m in
                                re.finditer(r"```[a-zA-Z]*\n(.*?)```", text, re.DOTALL)]
     for candidate in candidates:
-        if candidate.startswith("["):
+        if candidate.startswith(("[", "{")):
             try:
-                values = strings_of(json.loads(candidate))
+                value = json.loads(candidate)
             except ValueError:
                 continue
+            values = strings_of(_gene_key_list(value) if isinstance(value, dict) else value)
             if values:
                 return values
-    start = text.rfind('["')
-    if start >= 0:
-        end = text.find("]", start)
-        try:
-            values = strings_of(json.loads(text[start:end + 1]))
-        except ValueError:
-            values = []
+    objects = list(json_objects(text)) if "{" in text else []
+    for value in objects:
+        values = strings_of(_gene_key_list(value))
         if values:
             return values
-    for value in json_objects(text):
+    starts = list(_ARRAY_START.finditer(text))
+    if starts:
+        values = _loose_array(text, starts[-1].start())
+        if values:
+            return values
+    for value in objects:
         values = strings_of(first_list(value, GENE_KEYS) or [])
         if values:
             return values
     return None
+
+
+def _gene_key_list(value: Mapping[str, Any]) -> List[Any]:
+    """The list under the first gene key of an object (``[]`` when there is none)."""
+    return next((value[k] for k in GENE_KEYS if isinstance(value.get(k), list)), [])
+
+
+def _loose_array(text: str, start: int) -> List[str]:
+    """The strings of the array at ``start``, also when it is not valid JSON.
+
+    A cut-off array (its last, unfinished string dropped), ``//`` comments and a
+    trailing comma do not hide the complete strings a reader sees.
+    """
+    end = text.find("]", start)
+    if end >= 0:
+        try:
+            return strings_of(json.loads(text[start:end + 1]))
+        except ValueError:
+            pass
+    body = text[start:end if end >= 0 else len(text)]
+    return [m.group(1) for m in _QUOTED.finditer(_COMMENT.sub("", body))]
 
 
 def _item_symbol(item: str, synonyms: Mapping[str, str]) -> str:
@@ -114,7 +158,10 @@ def _item_symbol(item: str, synonyms: Mapping[str, str]) -> str:
         for token in _TOKEN.findall(inner):
             if _official(token, synonyms, prose=True):
                 return token
-    tokens = _TOKEN.findall(item.split(" - ")[0].split(":")[0])
+    head = item.split(" - ")[0]
+    tokens = _TOKEN.findall(head.split(":")[0])
+    if ":" in head:        # "Gene: PCSK9 -- ...": the label's value holds the symbol
+        tokens += _TOKEN.findall(head.split(":", 1)[1])
     for token in tokens:
         if _official(token, synonyms, prose=True):
             return token
@@ -135,17 +182,42 @@ def _table(lines: List[str]) -> Optional[List[str]]:
     return [row[column] for row in map(cells, rows[2:]) if len(row) > column and row[column]]
 
 
+def _answer_items(lines: List[str]) -> List[str]:
+    """The texts of the list items, without a later list under a remarks label.
+
+    "Caveats:", "Notes:" and the like open remarks, not more genes -- unless
+    the list's numbering goes on from the genes before it.
+    """
+    items: List[str] = []
+    label, in_list, remarks, last = "", False, False, 0
+    for line in lines:
+        match = _ITEM.match(line)
+        if match is None:
+            if line.strip():
+                label, in_list = _MARKUP.sub("", line).strip(), False
+            continue
+        number = _NUMBER.match(line)
+        if not in_list:
+            goes_on = number is not None and int(number.group(1)) == last + 1
+            remarks = bool(items) and not goes_on and bool(_REMARKS.match(label))
+            in_list = True
+        if not remarks:
+            items.append(match.group("text"))
+            last = int(number.group(1)) if number else last
+    return items
+
+
 def read_gene_list(text: str, synonyms: Mapping[str, str]) -> GeneReading:
     """The ranked official symbols of an answer (reasoning already removed)."""
     values = _json_list(text) if ("[" in text or "{" in text) else None
     if values:
-        return _collect(values, synonyms, "json")
+        return _collect(values, synonyms, "json", named=True)
     lines = text.split("\n")
     column = _table(lines)
     if column:
         return _collect((_item_symbol(cell, synonyms) for cell in column), synonyms, "table",
                         prose=True)
-    items = [m.group("text") for m in map(_ITEM.match, lines) if m]
+    items = _answer_items(lines)
     if items:
         return _collect((_item_symbol(item, synonyms) for item in items), synonyms, "list",
                         prose=True)

@@ -13,16 +13,22 @@ here take replies as hosted and local models word them:
   in lists or not) tagged ``python`` / ``py`` / ``python3`` / ``ipython``; untagged
   blocks only when no block is tagged; blocks labelled as output ("Expected
   output:", "Output:") or shaped like output (literals only, or not Python at
-  all when untagged) never run; several blocks are joined in order. A native
-  tool call (``python`` function) or a ``<tool_call>`` block holds code too.
+  all when untagged) never run. Of several blocks, the last one announced as
+  the whole answer ("Final answer", "complete code", "corrected version") and
+  those after it count; blocks quoted as the old code, or offered as
+  alternatives ("Alternatively", "You can also", "If that raises an error"),
+  do not; the rest are joined in order. A native tool call (``python``
+  function), a ``<tool_call>`` block or Llama's ``<|python_tag|>`` holds code too.
 * **decisions** (:func:`read_decision`): a decision line ("APPROVED",
   "**Verdict:** REJECTED", "Not approved.") wins; otherwise the decision words of
   the text, negations understood ("no reason to reject" is not a rejection,
-  "cannot approve" is one); contradictory or missing words give None, so the
-  caller asks again -- nothing is approved by default. Structured answers
-  (``{"verdict": ...}``) are read first.
+  "cannot approve" is one, within its own sentence); a word weighed, not taken
+  ("whether to approve", "Reject it?"), counts for nothing; contradictory or
+  missing words give None, so the caller asks again -- nothing is approved by
+  default. Structured answers (``{"verdict": ...}``, ``{"approved": false}``)
+  are read first.
 * **plans** (:func:`read_plan`): the last JSON object with an ``action`` key
-  (:mod:`.jsonscan`, linear time).
+  (:mod:`.jsonscan`, linear time; typeset quotes read too).
 
 Gene lists are read by :mod:`.genelists`.
 """
@@ -46,6 +52,7 @@ _HARMONY_FINAL = "<|channel|>final<|message|>"
 _HARMONY_END = re.compile(r"<\|(?:end|return|call)\|>.*", re.DOTALL)
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*?)[ \t]*$")
 _TOOL_CALL = re.compile(r"<tool_call>(?P<body>.*?)</tool_call>", re.DOTALL)
+_MISTRAL_CALLS = "[TOOL_CALLS]"
 #: Markdown emphasis, code marks, headings, quotes and table bars (not the ``_`` of names).
 _MARKUP = re.compile(r"[*`#>|]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 _OUTPUT_WORDS = re.compile(r"\b(?:output|outputs|result|results|stdout|prints?|printed|console|"
@@ -217,15 +224,69 @@ def code_from_tool_arguments(arguments: Any) -> Optional[str]:
     return None
 
 
+def _tool_call_bodies(text: str) -> List[str]:
+    """The call texts of ``<tool_call>...</tool_call>`` blocks (Hermes style) and of a
+    ``[TOOL_CALLS][...]`` answer (Mistral's tool calls left in the text)."""
+    bodies = [match.group("body") for match in _TOOL_CALL.finditer(text)]
+    if text.lstrip().startswith(_MISTRAL_CALLS):
+        bodies.append(text.lstrip()[len(_MISTRAL_CALLS):])
+    return bodies
+
+
 def _tool_call_text(text: str) -> Optional[str]:
-    """Code of ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks (Hermes style)."""
+    """Code of the tool calls written in the text (see :func:`_tool_call_bodies`)."""
     parts = []
-    for match in _TOOL_CALL.finditer(text):
-        for call in json_objects(match.group("body")):
+    for body in _tool_call_bodies(text):
+        for call in json_objects(body):
             code = code_from_tool_arguments(call.get("arguments", call.get("parameters")))
             if code:
                 parts.append(code)
     return "\n\n".join(parts) if parts else None
+
+
+#: A block offered besides the answer: "Alternatively, ...", "If that raises a KeyError, ...".
+_ALTERNATIVE_LABEL = re.compile(
+    r"^or\b|\b(?:more\s+simply|a\s+simpler\s+(?:way|version|option)|alternative(?:ly|s)?|"
+    r"instead|or\s+you\s+(?:can|could|may|might)|you\s+(?:can|could|"
+    r"may|might)\s+also|optional(?:ly)?|if\s+you\s+prefer|if\b.{0,80}?\b(?:fails?|errors?|"
+    r"raises?|exceptions?|(?:does\s+not|doesn't|won't|does\s*n't)\s+work|differs?|"
+    r"differently))\b")
+#: A block that replaces the blocks before it: "Final answer:", "Here is the complete code:".
+_WHOLE_LABEL = re.compile(
+    r"\b(?:final\s+answer|(?:final|complete|full|whole|entire|corrected|fixed|revised|updated)"
+    r"\s+(?:\w+\s+)?(?:code|version|solution|script|implementation)|putting\s+it\s+"
+    r"(?:all\s+)?together)\b")
+#: A block quoted as the code being replaced ("Original code:", "Your current code:").
+_OLD_LABEL = re.compile(r"\b(?:original|old|buggy|current|previous|existing)\s+"
+                        r"(?:\w+\s+)?(?:code|version|implementation)\b")
+_PYTHON_TAG = "<|python_tag|>"
+_SPECIAL_TOKEN = re.compile(r"<\|(?:eom_id|eot_id|end|return|call)\|>.*", re.DOTALL)
+
+
+def _answer_blocks(blocks: Sequence[Block]) -> List[Block]:
+    """The blocks that make the answer when a reply holds several.
+
+    A careful reader runs the last block announced as the whole answer ("final
+    answer", "complete code", "corrected version") and what follows it; blocks
+    quoted as the old code, and blocks offered as alternatives or fixes for a
+    case that may not arise, are not part of the answer (unless nothing else is).
+    """
+    if len(blocks) < 2:
+        return list(blocks)
+    whole = [i for i, b in enumerate(blocks) if _WHOLE_LABEL.search(b.label)]
+    chosen = list(blocks[whole[-1]:]) if whole else list(blocks)
+    kept = [chosen[0]] + [b for b in chosen[1:] if not _ALTERNATIVE_LABEL.search(b.label)]
+    newer = [b for b in kept if not (_OLD_LABEL.search(b.label) and
+                                     not _WHOLE_LABEL.search(b.label))]
+    return newer or kept
+
+
+def _python_tag_code(text: str) -> Optional[str]:
+    """Code after Llama 3.1's ``<|python_tag|>`` (its code-interpreter call left in the text)."""
+    if _PYTHON_TAG not in text:
+        return None
+    code = _SPECIAL_TOKEN.sub("", text.split(_PYTHON_TAG, 1)[1]).strip("\n")
+    return code + "\n" if code.strip() and _statements(code) is not None else None
 
 
 def read_code(text: str, truncated: bool = False) -> CodeReading:
@@ -242,9 +303,13 @@ def read_code(text: str, truncated: bool = False) -> CodeReading:
     if tool is not None:
         return CodeReading(tool.rstrip() + "\n")
     blocks = [b for b in fenced_blocks(text) if b.closed or not truncated]
+    if not blocks and not truncated:
+        tagged_code = _python_tag_code(text)
+        if tagged_code is not None:
+            return CodeReading(tagged_code)
     tagged = [b for b in blocks if b.lang in PYTHON_TAGS]
-    chosen = [b for b in tagged if _runnable(b, True)] if tagged else \
-        [b for b in blocks if not b.lang and _runnable(b, False)]
+    chosen = _answer_blocks([b for b in tagged if _runnable(b, True)] if tagged else
+                            [b for b in blocks if not b.lang and _runnable(b, False)])
     if chosen:
         return CodeReading("\n".join(b.body.strip("\n") for b in chosen) + "\n")
     if truncated:
@@ -275,6 +340,9 @@ class DecisionWords:
     strong_only : tuple of str
         Words that count in running text only when written in capitals
         (``ACCEPTED``; "should accept None" is no verdict).
+    flag_keys : tuple of str
+        Keys of a structured answer holding the decision as a boolean
+        (``{"approved": false}``).
     """
 
     yes: str
@@ -285,6 +353,7 @@ class DecisionWords:
     negated_no: Optional[str] = None
     json_keys: Tuple[str, ...] = ("verdict", "decision")
     strong_only: Tuple[str, ...] = ()
+    flag_keys: Tuple[str, ...] = ()
 
     def pattern(self) -> "re.Pattern[str]":
         """A regex for any of the words (whole words, longest first)."""
@@ -308,13 +377,16 @@ REVIEW_WORDS = DecisionWords(
               "needs revision", "request changes"),
     negated_yes="REJECTED", negated_no=None,
     strong_only=("accepted", "accept", "lgtm", "changes requested", "needs changes",
-                 "needs revision", "request changes"))
+                 "needs revision", "request changes"),
+    flag_keys=("approved", "approve", "accepted", "accept", "lgtm", "passed", "pass"))
 KEEP_WORDS = DecisionWords(
     "KEEP", "REVISE",
-    yes_words=("keep", "keeping", "kept"),
+    yes_words=("keep", "keeping", "kept", "no changes needed", "no change needed",
+               "no changes are needed", "no changes required", "no changes are required",
+               "no changes necessary", "no changes are necessary"),
     no_words=("revise", "revised", "revising", "revision"),
     negated_yes="REVISE", negated_no=None, json_keys=("decision", "action", "verdict"),
-    strong_only=("revision", "revised", "revising"))
+    strong_only=("revision", "revised", "revising"), flag_keys=("keep",))
 
 
 @dataclass(frozen=True)
@@ -360,18 +432,39 @@ def _clean_line(line: str) -> str:
     return _LINE_PREFIX.sub("", _MARKUP.sub("", line).strip(" \t:.-")).strip()
 
 
+def _clause_before(text: str, start: int) -> str:
+    """The last words before ``start`` within its sentence (a negation or a "whether" there
+    bears on the word; "Reject it? No. I approve." approves)."""
+    window = re.split(r"[.!?;\n]", text[max(0, start - 60):start])[-1]
+    return " ".join(window.split()[-NEGATION_WINDOW:])
+
+
 def _negated(text: str, start: int) -> bool:
-    before = text[max(0, start - 60):start].split()[-NEGATION_WINDOW:]
-    return bool(_NEGATION.search(" ".join(before)))
+    return bool(_NEGATION.search(_clause_before(text, start)))
+
+
+#: A decision word used as a label and answered: "Approve: No", "Approved? yes".
+_LABEL_ANSWER = re.compile(r"\s*[:?=]\s*(yes|no|true|false)\s*(?:[.!,;]|$)", re.IGNORECASE)
+_WHETHER = re.compile(r"\b(?:whether|if\s+(?:i|we)\s+should)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
+def _undecided(text: str, start: int, end: int) -> bool:
+    """Whether a decision word is weighed, not taken: "whether to approve", "Approve?"."""
+    if _WHETHER.search(_clause_before(text, start)):
+        return True
+    stop = _SENTENCE_END.search(text, end)
+    return stop is not None and stop.group() == "?"
 
 
 def _structured_decision(text: str, words: DecisionWords) -> Optional[DecisionReading]:
-    values = [v for key in words.json_keys for v in objects_with_key(text, key)]
+    keys = words.json_keys + words.flag_keys
+    values = [v for key in keys for v in objects_with_key(text, key)]
     for value in values:
         for candidate in nested_dicts(value):
-            for key in words.json_keys:
+            for key in keys:
                 raw = candidate.get(key)
-                if isinstance(raw, bool) and key in ("approved", "keep"):
+                if isinstance(raw, bool) and key in words.flag_keys:
                     return DecisionReading(words.yes if raw else words.no, text, candidate)
                 if isinstance(raw, str):
                     match = words.pattern().search(raw)
@@ -398,9 +491,12 @@ def read_decision(text: str, words: DecisionWords = REVIEW_WORDS) -> DecisionRea
         end = len(text) if end < 0 else end
         cleaned = _clean_line(text[start:end])
         negation = re.match(r"(?:not|no)\s+", cleaned, re.IGNORECASE)
-        first = pattern.match(cleaned[negation.end():] if negation else cleaned)
+        head = cleaned[negation.end():] if negation else cleaned
+        first = pattern.match(head)
         if first is not None:
-            meaning = words.meaning(first.group(), negation is not None)
+            answer = _LABEL_ANSWER.match(head, first.end())  # "Approve: No"
+            said_no = answer is not None and answer.group(1).lower() in ("no", "false")
+            meaning = words.meaning(first.group(), (negation is not None) != said_no)
             if meaning is not None:
                 on_lines.append((meaning, start, end))
     if on_lines:
@@ -416,6 +512,8 @@ def read_decision(text: str, words: DecisionWords = REVIEW_WORDS) -> DecisionRea
         capitals = word.isupper() and len(word) > 2
         if not capitals and " ".join(word.lower().split()) in words.strong_only:
             continue
+        if _undecided(text, match_start, match_end):
+            continue
         meaning = words.meaning(word, _negated(text, match_start))
         if meaning is not None:
             (strong if capitals else weak).add(meaning)
@@ -423,25 +521,58 @@ def read_decision(text: str, words: DecisionWords = REVIEW_WORDS) -> DecisionRea
     return DecisionReading(found.pop() if len(found) == 1 else None, text)
 
 
+def _inline_items(line: str) -> List[str]:
+    """A numbered item split where the numbering goes on in the same line ("1) a. 2) b.")."""
+    first = re.match(r"^\s*(\d+)([.)])\s+", line)
+    if first is None:
+        return [line]
+    number, mark = int(first.group(1)), re.escape(first.group(2))
+    parts, rest = [], line[first.end():]
+    while True:
+        after = re.search(rf"(?<=[.;!?])\s+{number + 1}{mark}\s+", rest)
+        if after is None:
+            return parts + [rest]
+        parts.append(rest[:after.start()])
+        rest, number = rest[after.end():], number + 1
+
+
 def list_items(text: str, limit: Optional[int] = None) -> List[str]:
-    """The numbered or bulleted items of ``text`` (markup removed), in order."""
+    """The numbered or bulleted items of ``text`` (markup removed), in order.
+
+    Numbering that goes on within a line ("1) Use x. 2) Use y.") makes one item
+    per number.
+    """
     items = []
     for line in text.split("\n"):
         match = _ITEM.match(line)
-        if match is not None:
-            item = _MARKUP.sub("", match.group("text")).strip()
+        if match is None:
+            continue
+        for part in _inline_items(line):
+            item = _MARKUP.sub("", _ITEM.sub(r"\g<text>", part) if part is line
+                               else part).strip()
             if item:
                 items.append(item)
     return items[:limit] if limit is not None else items
 
 
 # ----------------------------------------------------------------------------- plans
+_TYPESET_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
+
+
 def read_plan(text: str) -> Optional[Dict[str, Any]]:
-    """The last JSON object with an ``action`` key (nested ones included), or None."""
-    for value in objects_with_key(text, "action"):
-        for candidate in reversed(list(nested_dicts(value))):
-            if "action" in candidate:
-                return candidate
+    """The last JSON object with an ``action`` key (nested ones included), or None.
+
+    JSON written with typeset quotes (``{“action”: “skip”}``) is read when the
+    reply holds no object with plain quotes.
+    """
+    for typeset in (False, True):
+        if typeset and "\u201c" not in text and "\u2018" not in text:
+            break
+        source = text.translate(_TYPESET_QUOTES) if typeset else text
+        for value in objects_with_key(source, "action"):
+            for candidate in reversed(list(nested_dicts(value))):
+                if "action" in candidate:
+                    return candidate
     return None
 
 
