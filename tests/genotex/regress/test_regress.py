@@ -254,13 +254,13 @@ def test_unreachable_scheduler_is_a_clear_error(tree, capsys):
 
 @pytest.mark.slow
 def test_dask_local_cluster_matches_serial(tree, tmp_path):
-    distributed = pytest.importorskip("distributed")
+    from tests.dask_clusters import local_cluster
+
     task_info = load_task_info(tree["task_info"])
     problems = enumerate_problems(task_info)
     serial = RunSettings(tree["preprocess"], tmp_path / "serial", tree["task_info"])
     run_problems(problems, serial, jobs=1, progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+    with local_cluster(2) as cluster:
         dask = RunSettings(tree["preprocess"], tmp_path / "dask", tree["task_info"])
         summary = run_problems(problems, dask, scheduler=cluster.scheduler_address,
                                progress=False)
