@@ -83,8 +83,11 @@ def test_usage_errors(tmp_path, capsys):
                  "Heart_rate|Agee"]) == 2
     assert ("not in the task info: Hypertensoin (did you mean Hypertension?), "
             "Heart_rate|Agee (did you mean Heart_rate|Age?)") in capsys.readouterr().err
+    # before: the run's config was written first, by default into the checkout's runs/
+    run_dir = tmp_path / "run"
     assert main(["--method", "genoagent", "--base-url", "http://x/v1", "--model", "m",
-                 "--role-model", "Janitor=m2"]) == 2
+                 "--role-model", "Janitor=m2", "--run-dir", str(run_dir)]) == 2
+    assert "Janitor" in capsys.readouterr().err and not run_dir.exists()
 
 
 def test_help_states_that_traits_and_problems_combine_as_a_union():
