@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,19 @@ def private_lock_dir(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(ENV_LOCK_DIR, str(tmp_path_factory.mktemp("locks")))
         yield
+
+
+@pytest.fixture
+def refused_port() -> int:
+    """A port of 127.0.0.1 where a connection is refused, for as long as the test runs.
+
+    The socket is bound but never listens: connecting gets a reset (``connection
+    refused``), and no other program can take the port meanwhile. A fixed "dead" port
+    (the discard port 9) is refused only where nothing serves it.
+    """
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield holder.getsockname()[1]
 
 
 @pytest.fixture

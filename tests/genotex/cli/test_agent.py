@@ -155,10 +155,12 @@ def test_the_key_never_leaves_the_http_client(tmp_path, prices, monkeypatch, cap
 
 
 @pytest.mark.parametrize("url, cause", [
-    ("http://127.0.0.1:9/v1", "connection refused"),
+    ("http://127.0.0.1:{refused_port}/v1", "connection refused"),
     ("http://genotex-model-server.invalid/v1", "does not resolve"),
 ])
-def test_a_dead_endpoint_ends_the_run_at_once_with_one_message(tmp_path, capfd, url, cause):
+def test_a_dead_endpoint_ends_the_run_at_once_with_one_message(tmp_path, capfd, url, cause,
+                                                                 refused_port):
+    url = url.format(refused_port=refused_port)
     run_dir = tmp_path / "run"
     code = main(["--method", "genoagent", "--base-url", url, "--model", "m",
                  "--run-dir", str(run_dir), "--no-progress"])

@@ -79,11 +79,12 @@ def test_workers_without_the_key_stop_the_run_with_one_message(tmp_path, monkeyp
     assert KEY not in err
 
 
-def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, capfd):
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, capfd, refused_port):
+    address = f"tcp://127.0.0.1:{refused_port}"
     code = main(["--method", "random", "--run-dir", str(tmp_path), "--no-progress",
-                 "--scheduler", "tcp://127.0.0.1:9"])
+                 "--scheduler", address])
     assert code == 2
-    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capfd.readouterr().err
+    assert f"cannot reach the Dask scheduler at {address}" in capfd.readouterr().err
 
 
 def test_a_cluster_starts_while_the_default_dashboard_port_is_taken():

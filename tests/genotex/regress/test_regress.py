@@ -246,10 +246,11 @@ def test_help_lists_every_flag():
 
 
 @pytest.mark.slow
-def test_unreachable_scheduler_is_a_clear_error(tree, capsys):
+def test_unreachable_scheduler_is_a_clear_error(tree, capsys, refused_port):
     pytest.importorskip("distributed")
-    assert _run(tree, None, "--scheduler", "tcp://127.0.0.1:9") == 2
-    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+    address = f"tcp://127.0.0.1:{refused_port}"
+    assert _run(tree, None, "--scheduler", address) == 2
+    assert f"cannot reach the Dask scheduler at {address}" in capsys.readouterr().err
 
 
 @pytest.mark.slow
