@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -290,6 +291,16 @@ def test_verbosity_flags_and_no_progress_bar_off_a_terminal(tree):
 CPU_AFTER_KILL = 5.0
 
 
+def _on_two_cores() -> None:
+    """Run the command on two of this process's cores at most (Linux), so that each of
+    its two workers computes with one thread (:func:`threads_per_problem`) on any
+    machine. Before, a worker of a 64-core runner ran a problem with 32 threads, and the
+    half second it takes to see its parent gone could cost more than
+    ``CPU_AFTER_KILL`` CPU seconds although it stopped in time."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2])
+
+
 def _lines_in_background(stream) -> tuple:
     """Collect a text stream's lines in a thread; ``(lines, condition)`` to wait on."""
     import threading
@@ -321,7 +332,6 @@ def test_workers_exit_when_regress_is_killed(tmp_path):
     inflate: a worker that watches its parent spends a fraction of a second, one left
     computing would spend the rest of its group (``CPU_AFTER_KILL``).
     """
-    import os
     import signal
     import time
 
@@ -332,7 +342,8 @@ def test_workers_exit_when_regress_is_killed(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, str(REPO / "regress.py"), "-j", "2", "-vv", "--no-progress",
          "--output-dir", str(tree["preprocess"].parent), "--task-info", str(tree["task_info"])],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_on_two_cores)
     lines, changed = _lines_in_background(proc.stderr)
 
     def started(trait: str) -> bool:
