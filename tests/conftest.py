@@ -8,11 +8,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from utils.paths import ENV_LOCK_DIR
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+# Property tests take no timed decisions: Hypothesis's default 200 ms deadline per example,
+# and its health check of slow data generation, fail a test on a loaded machine
+# ("Unreliable test timings", "too_slow") however correct the code.
+settings.register_profile("untimed", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("untimed")
 
 
 def shared_file(relative: str) -> Path:
