@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from utils.paths import ENV_LOCK_DIR
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+# Property tests take no timed decisions: Hypothesis's default 200 ms deadline per example,
+# and its health check of slow data generation, fail a test on a loaded machine
+# ("Unreliable test timings", "too_slow") however correct the code.
+settings.register_profile("untimed", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("untimed")
 
 
 def shared_file(relative: str) -> Path:
@@ -38,6 +47,19 @@ def private_lock_dir(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(ENV_LOCK_DIR, str(tmp_path_factory.mktemp("locks")))
         yield
+
+
+@pytest.fixture
+def refused_port() -> int:
+    """A port of 127.0.0.1 where a connection is refused, for as long as the test runs.
+
+    The socket is bound but never listens: connecting gets a reset (``connection
+    refused``), and no other program can take the port meanwhile. A fixed "dead" port
+    (the discard port 9) is refused only where nothing serves it.
+    """
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield holder.getsockname()[1]
 
 
 @pytest.fixture

@@ -406,6 +406,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         problems = select_problems(enumerate_problems(load_task_info(paths.task_info)),
                                    args.traits, args.problems)
         method_class(args.method)
+        role_models(args.role_model)  # a bad role is a usage error before anything is written
         run_dir = Path(args.run_dir) if args.run_dir else paths.root / "runs" / args.method
         if args.replay and run_dir.resolve() == Path(args.replay).resolve():
             raise UsageError("--run-dir must differ from the --replay folder")

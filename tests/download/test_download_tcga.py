@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from genotex.testing.fake_download import FakeHub
@@ -125,6 +127,17 @@ def test_default_cohorts_follow_task_info(tmp_path, capsys):
     assert [p.name for p in (tmp_path / "input" / "TCGA").iterdir()] == ["TCGA_Thymoma_(THYM)"]
 
 
+def _part_larger_than(state: Path, size: int) -> Optional[str]:
+    """Name of a partial download in ``state`` larger than ``size`` bytes, if any. A part
+    can be finished and renamed between listing and ``stat`` (the small clinical file
+    is); before, that raised ``FileNotFoundError``."""
+    for part in state.glob("*.part"):
+        with contextlib.suppress(FileNotFoundError):
+            if part.stat().st_size > size:
+                return part.name
+    return None
+
+
 def test_killed_run_resumes_and_finishes(tmp_path):
     """SIGKILL the CLI mid-transfer; the next run resumes with a Range request."""
     with FakeHub() as hub:
@@ -136,21 +149,19 @@ def test_killed_run_resumes_and_finishes(tmp_path):
         process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                parts = list((tmp_path / "state").glob("*.part"))
-                if parts and parts[0].stat().st_size > 100_000:
-                    break
+            deadline = time.monotonic() + 300  # a hang guard: the start takes seconds
+            while (killed_part := _part_larger_than(tmp_path / "state", 100_000)) is None:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    pytest.fail("the download ended or never started: no partial file "
+                                "grew past 100 kB")
                 time.sleep(0.02)
-            else:
-                pytest.fail("the download never started")
             os.kill(process.pid, signal.SIGKILL)
         finally:
+            process.kill()  # no-op once killed; stops it if the wait above failed
             process.wait(timeout=30)
         assert process.returncode == -signal.SIGKILL
         folder = tmp_path / "input" / "TCGA" / "TCGA_Lung_Adenocarcinoma_(LUAD)"
         assert not folder.exists()  # nothing half-done in the tree
-        killed_part = parts[0].name
         hub.chunk_delay = 0.0
         before = len(hub.log)
         assert download_tcga.main(args(hub, tmp_path, "--cohorts", "LUAD")) == 0

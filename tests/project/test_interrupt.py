@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.process_exit import still_running
 
 pytestmark = pytest.mark.slow
 
@@ -160,7 +161,7 @@ def test_eval_killed_leaves_no_worker_behind(tmp_path):
         except psutil.NoSuchProcess:
             pass
     # a safety net only: a worker sees its parent gone within a second
-    _, alive = psutil.wait_procs(workers, timeout=120)
+    alive = still_running(workers, timeout=120)
     for worker in alive:
         worker.kill()
     assert not alive, f"worker processes still running after eval.py was killed: {alive}"

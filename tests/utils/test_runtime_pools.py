@@ -184,7 +184,9 @@ def test_a_worker_whose_parent_is_killed_unwinds_its_write(tmp_path):
     except psutil.NoSuchProcess:
         worker = None
     if worker is not None:   # a guard: the worker sees its parent gone within a second
-        _, alive = psutil.wait_procs([worker], timeout=GUARD_SECONDS)
+        from tests.process_exit import still_running
+
+        alive = still_running([worker], timeout=GUARD_SECONDS)
         for process in alive:
             process.kill()
         assert not alive, "the worker outlived its parent"

@@ -83,8 +83,11 @@ def test_usage_errors(tmp_path, capsys):
                  "Heart_rate|Agee"]) == 2
     assert ("not in the task info: Hypertensoin (did you mean Hypertension?), "
             "Heart_rate|Agee (did you mean Heart_rate|Age?)") in capsys.readouterr().err
+    # before: the run's config was written first, by default into the checkout's runs/
+    run_dir = tmp_path / "run"
     assert main(["--method", "genoagent", "--base-url", "http://x/v1", "--model", "m",
-                 "--role-model", "Janitor=m2"]) == 2
+                 "--role-model", "Janitor=m2", "--run-dir", str(run_dir)]) == 2
+    assert "Janitor" in capsys.readouterr().err and not run_dir.exists()
 
 
 def test_help_states_that_traits_and_problems_combine_as_a_union():
@@ -152,10 +155,12 @@ def test_the_key_never_leaves_the_http_client(tmp_path, prices, monkeypatch, cap
 
 
 @pytest.mark.parametrize("url, cause", [
-    ("http://127.0.0.1:9/v1", "connection refused"),
+    ("http://127.0.0.1:{refused_port}/v1", "connection refused"),
     ("http://genotex-model-server.invalid/v1", "does not resolve"),
 ])
-def test_a_dead_endpoint_ends_the_run_at_once_with_one_message(tmp_path, capfd, url, cause):
+def test_a_dead_endpoint_ends_the_run_at_once_with_one_message(tmp_path, capfd, url, cause,
+                                                                 refused_port):
+    url = url.format(refused_port=refused_port)
     run_dir = tmp_path / "run"
     code = main(["--method", "genoagent", "--base-url", url, "--model", "m",
                  "--run-dir", str(run_dir), "--no-progress"])

@@ -14,15 +14,11 @@ from genotex.methods.identity import reproducible_files
 from genotex.methods.runlog import read_log
 from genotex.testing import agent_harness as harness
 from genotex.testing.fake_llm import FakeLLM
+from tests.dask_clusters import local_cluster
 
-distributed = pytest.importorskip("distributed")
+pytest.importorskip("distributed")
 
 KEY = harness.API_KEY
-
-
-def local_cluster(workers: int):
-    return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                    dashboard_address=None)
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +79,29 @@ def test_workers_without_the_key_stop_the_run_with_one_message(tmp_path, monkeyp
     assert KEY not in err
 
 
-def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, capfd):
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, capfd, refused_port):
+    address = f"tcp://127.0.0.1:{refused_port}"
     code = main(["--method", "random", "--run-dir", str(tmp_path), "--no-progress",
-                 "--scheduler", "tcp://127.0.0.1:9"])
+                 "--scheduler", address])
     assert code == 2
-    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capfd.readouterr().err
+    assert f"cannot reach the Dask scheduler at {address}" in capfd.readouterr().err
+
+
+def test_a_cluster_starts_while_the_default_dashboard_port_is_taken():
+    """Before: ``dashboard_address=None`` still made the scheduler's HTTP server try
+    8787 first; taken (CI's log: "Port 8787 is already in use"), that was a warning, and
+    a failed start where warnings are errors. Now the OS picks a free port."""
+    import socket
+    import warnings
+
+    with socket.socket() as holder:
+        try:
+            holder.bind(("127.0.0.1", 8787))
+            holder.listen()
+        except OSError:
+            pass  # already taken by something else: the situation this test makes
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with local_cluster(1) as cluster:
+                port = cluster.scheduler_info["services"]["dashboard"]
+    assert port != 8787

@@ -11,11 +11,12 @@ worker started without the recipe's ``PYTHONPATH`` stops the run with one line.
 from __future__ import annotations
 
 import os
+import json
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
+import threading
 from pathlib import Path
 from typing import Dict, List
 
@@ -37,12 +38,10 @@ WORKERS = "PYTHONPATH=$PWD dask worker tcp://127.0.0.1:8786 --nworkers 2 --nthre
 REGRESS = "python regress.py --scheduler tcp://127.0.0.1:8786"
 WITHOUT_PROJECT = "dask worker tcp://127.0.0.1:8786 --nworkers 1 --nthreads 1 &"
 WAIT_SECONDS = 300  # generous: workers start in seconds on a quiet machine
-
-
-def free_port() -> str:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return str(probe.getsockname()[1])
+# The scheduler is given its ports by the OS: a port probed free here and passed on could
+# be taken in between (by another test's cluster, or another program on the machine), and
+# every Dask scheduler's HTTP server tries 8787 first ("Port 8787 is already in use").
+FREE_PORTS = "--port 0 --scheduler-file {file} --no-dashboard --dashboard-address 127.0.0.1:0"
 
 
 def tree_bytes(folder: Path) -> Dict[str, bytes]:
@@ -64,8 +63,8 @@ def test_opaque_calls_round_trip():
 class Recipe:
     """Processes started from recipe lines (shell, in the checkout); stopped at the end."""
 
-    def __init__(self, port: str, bin_dir: Path) -> None:
-        self.port = port
+    def __init__(self, bin_dir: Path) -> None:
+        self.port = RECIPE_PORT  # the scheduler's, once started
         self.env = clean_environment({"PATH": command_path(bin_dir)})
         self.processes: List[subprocess.Popen] = []
 
@@ -77,6 +76,25 @@ class Recipe:
         self.processes.append(subprocess.Popen(
             self.command(line), shell=True, cwd=REPO_ROOT, env=self.env, stdout=handle,
             stderr=subprocess.STDOUT, start_new_session=True))
+
+    def start_scheduler(self, line: str, log: Path) -> None:
+        """Start the scheduler ``line`` on ports the OS picks; learn its port from the
+        scheduler file it writes once it listens."""
+        address_file = log.with_suffix(".address.json")
+        free = FREE_PORTS.format(file=address_file)
+        self.start(line.replace(f"--port {RECIPE_PORT}", free), log)
+        scheduler = self.processes[-1]
+        for _ in range(WAIT_SECONDS * 20):  # a hang guard: it listens within seconds
+            assert scheduler.poll() is None, log.read_text()
+            try:  # the file is written in place: read until it parses
+                address = json.loads(address_file.read_text())["address"]
+            except (OSError, ValueError, KeyError):
+                threading.Event().wait(0.05)
+                continue
+            self.port = address.rsplit(":", 1)[1]
+            return
+        raise AssertionError(f"the scheduler wrote no address in {WAIT_SECONDS} s: "
+                             + log.read_text())
 
     def run(self, line: str, *extra: str) -> subprocess.CompletedProcess:
         return subprocess.run(" ".join([self.command(line), *extra]), shell=True, cwd=REPO_ROOT,
@@ -107,7 +125,7 @@ def recipe(tmp_path):
     pytest.importorskip("distributed")
     if not (Path(sysconfig.get_path("scripts")) / "dask").is_file():
         pytest.skip("the dask command is not installed beside this interpreter")
-    started = Recipe(free_port(), tmp_path / "bin")
+    started = Recipe(tmp_path / "bin")
     yield started
     started.stop()
 
@@ -123,7 +141,7 @@ def test_recipe_gives_the_bytes_of_a_serial_run(recipe, tmp_path):
     problems = enumerate_problems(load_task_info(tree["task_info"]))
     run_problems(problems, RunSettings(tree["preprocess"], tmp_path / "serial",
                                        tree["task_info"]), jobs=1, progress=False)
-    recipe.start(SCHEDULER, tmp_path / "scheduler.log")
+    recipe.start_scheduler(SCHEDULER, tmp_path / "scheduler.log")
     recipe.start(WORKERS, tmp_path / "workers.log")
     recipe.wait_for_workers(2)
     flags = ("--output-dir", str(tree["preprocess"].parent), "--task-info",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -246,21 +247,22 @@ def test_help_lists_every_flag():
 
 
 @pytest.mark.slow
-def test_unreachable_scheduler_is_a_clear_error(tree, capsys):
+def test_unreachable_scheduler_is_a_clear_error(tree, capsys, refused_port):
     pytest.importorskip("distributed")
-    assert _run(tree, None, "--scheduler", "tcp://127.0.0.1:9") == 2
-    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+    address = f"tcp://127.0.0.1:{refused_port}"
+    assert _run(tree, None, "--scheduler", address) == 2
+    assert f"cannot reach the Dask scheduler at {address}" in capsys.readouterr().err
 
 
 @pytest.mark.slow
 def test_dask_local_cluster_matches_serial(tree, tmp_path):
-    distributed = pytest.importorskip("distributed")
+    from tests.dask_clusters import local_cluster
+
     task_info = load_task_info(tree["task_info"])
     problems = enumerate_problems(task_info)
     serial = RunSettings(tree["preprocess"], tmp_path / "serial", tree["task_info"])
     run_problems(problems, serial, jobs=1, progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+    with local_cluster(2) as cluster:
         dask = RunSettings(tree["preprocess"], tmp_path / "dask", tree["task_info"])
         summary = run_problems(problems, dask, scheduler=cluster.scheduler_address,
                                progress=False)
@@ -287,6 +289,16 @@ def test_verbosity_flags_and_no_progress_bar_off_a_terminal(tree):
 #: at once spends at most the watcher's poll interval (0.5 s of wall time, less CPU);
 #: one left computing for nobody spends what remains of its ~20 CPU-second group.
 CPU_AFTER_KILL = 5.0
+
+
+def _on_two_cores() -> None:
+    """Run the command on two of this process's cores at most (Linux), so that each of
+    its two workers computes with one thread (:func:`threads_per_problem`) on any
+    machine. Before, a worker of a 64-core runner ran a problem with 32 threads, and the
+    half second it takes to see its parent gone could cost more than
+    ``CPU_AFTER_KILL`` CPU seconds although it stopped in time."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2])
 
 
 def _lines_in_background(stream) -> tuple:
@@ -320,7 +332,6 @@ def test_workers_exit_when_regress_is_killed(tmp_path):
     inflate: a worker that watches its parent spends a fraction of a second, one left
     computing would spend the rest of its group (``CPU_AFTER_KILL``).
     """
-    import os
     import signal
     import time
 
@@ -331,7 +342,8 @@ def test_workers_exit_when_regress_is_killed(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, str(REPO / "regress.py"), "-j", "2", "-vv", "--no-progress",
          "--output-dir", str(tree["preprocess"].parent), "--task-info", str(tree["task_info"])],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_on_two_cores)
     lines, changed = _lines_in_background(proc.stderr)
 
     def started(trait: str) -> bool:

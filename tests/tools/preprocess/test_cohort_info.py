@@ -8,6 +8,7 @@ import os
 import random
 import signal
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -244,6 +245,16 @@ def _acknowledging_writer(path: str, worker: int, acks: str) -> None:
             ack.flush()
 
 
+def _wait_for_an_acknowledgement(acks: Path) -> None:
+    """Until a writer has acknowledged a write (before: on a loaded machine twelve rounds
+    of kills could all land before any write returned, and the test failed as proving
+    nothing); a hang guard of minutes."""
+    deadline = time.monotonic() + 300
+    while not any(f.stat().st_size for f in acks.iterdir()):
+        assert time.monotonic() < deadline, "no writer completed a write in 5 minutes"
+        time.sleep(0.01)
+
+
 @DELIBERATE_FORK
 def test_writers_killed_mid_write_lose_nothing_and_leave_nothing(tmp_path, monkeypatch):
     """kill -9 lands anywhere in a write (the file is large, so often mid-write); after the
@@ -268,6 +279,8 @@ def test_writers_killed_mid_write_lose_nothing_and_leave_nothing(tmp_path, monke
         for worker in workers:
             worker.start()
         time.sleep(draw.uniform(0.05, 0.4))
+        if round_number == 0:  # one acknowledged write at least, however slow the machine
+            _wait_for_an_acknowledgement(acks)
         for worker in workers:
             os.kill(worker.pid, signal.SIGKILL)
         for worker in workers:

@@ -199,10 +199,10 @@ def test_the_deadline_stops_retrying():
             client.chat(MESSAGES, deadline=3.0)
 
 
-def test_a_refused_connection_or_an_unknown_host_stops_the_run_at_once():
+def test_a_refused_connection_or_an_unknown_host_stops_the_run_at_once(refused_port):
     retry = RetryPolicy(max_attempts=6, backoff_base=0.01, timeout=5.0)
     sleeps = []
-    for url, cause in (("http://127.0.0.1:9/v1", "connection refused"),
+    for url, cause in ((f"http://127.0.0.1:{refused_port}/v1", "connection refused"),
                        ("http://no-such-model-server.invalid/v1", "does not resolve")):
         client = ChatClient(EndpointSettings(url, "m", retry), KEY, sleep=sleeps.append)
         with pytest.raises(EndpointError, match=cause) as caught:

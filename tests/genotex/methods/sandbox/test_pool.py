@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -133,6 +134,15 @@ def test_kernels_are_started_ahead_and_reuse_can_be_switched_off(tmp_path, monke
         assert pool.ready == 0
         pool.release(kernel)
         wait_until_ready(pool, 1)           # its replacement, started ahead too
-        assert pool.acquire().pid != pid
+        replacement = pool.acquire()
+        held = replacement.pid
+        assert held != pid
+        # close() shuts idle kernels down, not one still held: given back, it is shut down
+        # (before: a kernel process per run outlived the test beside the xdist worker);
+        # given back after close(), no replacement starts
+        pool.close()
+        pool.release(replacement)
+        with pytest.raises(ProcessLookupError):
+            os.kill(held, 0)
     finally:
         pool.close()
