@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from utils.errors import InputFileError
-from utils.io import PathLike, read_json
+from utils.io import PathLike, file_signature, read_json
 from utils.paths import resolve_paths
 
 ENTREZ_MAP_NAME = "gene_entrez.json"
@@ -22,18 +22,17 @@ ENSEMBL_MAP_NAME = "gene_ensembl.json"
 _NON_ASCII_SPACE = re.compile(r"[^\S\n]")
 
 
-def _file_key(path: PathLike) -> Tuple[str, int, int]:
+def _file_key(path: PathLike) -> Tuple[str, int, int, int, int]:
     resolved = Path(path).expanduser().resolve()
     try:
-        stat = resolved.stat()
+        return (str(resolved), *file_signature(resolved))
     except FileNotFoundError as exc:
         raise InputFileError(resolved, "gene map not found (build it with "
                              "download/get_gene_synonyms.py)") from exc
-    return str(resolved), stat.st_mtime_ns, stat.st_size
 
 
 @functools.lru_cache(maxsize=8)
-def _load_map_cached(key: Tuple[str, int, int]) -> Dict[str, str]:
+def _load_map_cached(key: Tuple[str, int, int, int, int]) -> Dict[str, str]:
     path = key[0]
     data = read_json(path)
     if not isinstance(data, dict) or not all(
@@ -43,7 +42,8 @@ def _load_map_cached(key: Tuple[str, int, int]) -> Dict[str, str]:
 
 
 def load_gene_map(path: PathLike) -> Mapping[str, str]:
-    """Load a JSON string->string gene map, cached on (path, mtime, size).
+    """Load a JSON string->string gene map, cached on the path and its
+    :func:`utils.io.file_signature`.
 
     The cache means a notebook or a run that normalizes many tables parses the
     file once; a changed file is re-read. Treat the result as read-only.

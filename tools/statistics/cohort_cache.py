@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from utils.errors import InputFileError
-from utils.io import PathLike, content_of, read_raw_bytes
+from utils.io import PathLike, content_of, file_signature, read_raw_bytes
 from utils.io.numeric_table import parse_numeric_rows
 from utils.io.rows import first_bad_row
 
@@ -111,10 +111,9 @@ class LinkedTable:
 
 def _signature(path: Path) -> Tuple[int, int, int, int]:
     try:
-        stat = path.stat()
+        return file_signature(path)
     except OSError as exc:
         raise InputFileError(path, f"cannot read file ({exc.strerror or exc})") from exc
-    return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
 
 
 def read_linked_bytes(path: PathLike) -> Tuple[bytes, str]:

@@ -47,7 +47,8 @@ from utils.io.gzip_stream import (BLOCKS_AHEAD, GZIP_FIRST_INPUT_BYTES, GZIP_MAG
                                   several_cpus)
 from utils.io.locks import lock_file, locked
 from utils.io.readers import (FALLBACK_ERRORS, TableSource, check_complete, content_of,
-                              data_lines, decode_text, file_sha256, gzip_content_digest,
+                              data_lines, decode_text, file_sha256, file_signature,
+                              gzip_content_digest,
                               is_gzip, open_binary, open_raw, open_text, open_text_bytes,
                               read_json,
                               read_raw_bytes, read_table, read_text)
@@ -59,7 +60,7 @@ __all__ = [
     "TEMP_SUFFIX", "BlockReader", "CheckedGzip", "PathLike", "TableSource",
     "atomic_to_csv", "atomic_write", "atomic_write_bytes", "atomic_write_json",
     "atomic_write_text", "check_complete", "content_of", "data_lines", "decode_text",
-    "dumps_json", "file_sha256", "gzip_content_digest", "inflate_bytes", "inflate_module",
+    "dumps_json", "file_sha256", "file_signature", "gzip_content_digest", "inflate_bytes", "inflate_module",
     "is_gzip", "lock_file",
     "locked", "make_folder", "prepare_target", "open_binary", "open_raw", "open_text", "open_text_bytes", "read_json",
     "read_raw_bytes",

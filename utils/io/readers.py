@@ -58,6 +58,22 @@ def _sha256_of(handle: IO[bytes], chunk_size: int = 1 << 20) -> Tuple[str, int]:
     return digest.hexdigest(), size
 
 
+def file_signature(path: PathLike) -> Tuple[int, int, int, int]:
+    """``(size, mtime_ns, ctime_ns, inode)`` of ``path``: what a cache of the file's
+    contents is keyed on.
+
+    Any rewrite changes it, even within one tick of a coarse modification time:
+    an atomic replace gives a new inode, a write in place a new change time.
+
+    Raises
+    ------
+    OSError
+        The file cannot be stat-ed (callers name it in their own error).
+    """
+    stat = os.stat(path)
+    return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
+
+
 def file_sha256(path: PathLike, chunk_size: int = 1 << 20) -> str:
     """SHA-256 hex digest of a file's bytes (read in chunks)."""
     with open(path, "rb") as handle:
