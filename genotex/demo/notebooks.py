@@ -24,6 +24,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from genotex.demo.cohorts import GeoDecisions, XenaDecisions, literal
 from utils.io import PathLike, atomic_write_text
+from utils.kernel_transport import kernel_transport, remove_transport
 
 logger = logging.getLogger(__name__)
 
@@ -395,19 +396,27 @@ def execute_notebook(notebook: nbformat.NotebookNode, cwd: Optional[PathLike] = 
 
     The kernel gets ``env`` as its environment (default: this process's), so
     ``GENOTEX_*`` variables there redirect its paths, and starts in ``cwd``
-    (default: the current folder). Raises
-    ``nbclient.exceptions.CellExecutionError`` when a cell fails.
+    (default: the current folder); it listens on Unix sockets in a private
+    folder (:mod:`utils.kernel_transport`), so no other process can take its
+    ports while it starts. Raises ``nbclient.exceptions.CellExecutionError``
+    when a cell fails.
     """
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
-    client = NotebookClient(notebook, timeout=timeout, kernel_name=KERNEL_NAME,
-                            resources={"metadata": {"path": str(cwd or os.getcwd())}},
-                            record_timing=False)
-    client.execute(**({} if env is None else {"env": dict(env)}))
+    transport, folder = kernel_transport()
+    config = Config({"KernelManager": transport})
+    try:
+        client = NotebookClient(notebook, timeout=timeout, kernel_name=KERNEL_NAME,
+                                resources={"metadata": {"path": str(cwd or os.getcwd())}},
+                                record_timing=False, config=config)
+        client.execute(**({} if env is None else {"env": dict(env)}))
+    finally:
+        remove_transport(folder)
     return notebook
 
 

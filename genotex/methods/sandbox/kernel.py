@@ -30,15 +30,14 @@ import logging
 import os
 import queue
 import re
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from genotex.methods.sandbox.boot import SETTINGS_ENV
+from utils.kernel_transport import kernel_transport, remove_transport
 
 logger = logging.getLogger(__name__)
 
@@ -56,8 +55,6 @@ PASSED_PREFIXES = ("LC_",)
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 #: Seconds an interrupted step gets to stop before the kernel is restarted.
 INTERRUPT_GRACE_SECONDS = 5.0
-#: Longest Unix socket path (``sizeof(sockaddr_un.sun_path)`` less the terminator).
-IPC_PATH_MAX = 107
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -255,22 +252,14 @@ class SandboxKernel:
             folder.mkdir(parents=True, exist_ok=True)
         specs = KernelSpecManager(kernel_dirs=[str(write_kernelspec(settings.scratch))])
         runtime = settings.scratch / "runtime"
+        transport, self._ipc_dir = kernel_transport()
         self._manager = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs,
                                       connection_file=str(runtime / "kernel-connection.json"),
-                                      **self._transport())
+                                      **transport)
         self._manager.start_kernel(cwd=str(settings.cwd or settings.writable_root),
                                    env=kernel_environment(settings))
         self._connect()
         return self
-
-    def _transport(self) -> Dict[str, str]:
-        """Unix sockets in a short private folder (their paths are limited to ~100 bytes)."""
-        base = "/tmp" if os.path.isdir("/tmp") else None
-        self._ipc_dir = tempfile.mkdtemp(prefix="gtx-", dir=base)
-        address = os.path.join(self._ipc_dir, "k")
-        if len(address) + 4 > IPC_PATH_MAX:
-            return {"transport": "tcp", "ip": "127.0.0.1"}
-        return {"transport": "ipc", "ip": address}
 
     def _connect(self) -> None:
         self._client = self._manager.client()
@@ -311,9 +300,8 @@ class SandboxKernel:
             if self._manager.has_kernel:
                 self._manager.shutdown_kernel(now=True)
             self._manager = None
-        if self._ipc_dir is not None:
-            shutil.rmtree(self._ipc_dir, ignore_errors=True)
-            self._ipc_dir = None
+        remove_transport(self._ipc_dir)
+        self._ipc_dir = None
 
     def __enter__(self) -> "SandboxKernel":
         return self.start()
