@@ -12,8 +12,8 @@
   locale whose encoding is not UTF-8, so that file names with non-ASCII letters
   (``Sjögrens_Syndrome``) are the same on every machine.
 * :func:`worker_pool` / :func:`spawn_pool` and :func:`stop_pool`: the worker
-  processes of ``-j N``; they end with their parent. Ctrl-C is the parent's to handle: workers ignore
-  SIGINT (no traceback per worker), and a parent leaving its pool on an
+  processes of ``-j N``; they end with their parent. Ctrl-C is the parent's to
+  handle: workers ignore SIGINT (no traceback per worker), and a parent leaving its pool on an
   exception (``KeyboardInterrupt`` included) stops the workers at once instead
   of waiting for their running tasks: a stopped worker unwinds its task (an
   atomic write removes its temporary file) and exits, without taking the task
@@ -238,8 +238,9 @@ def stop_pool(pool: cf.ProcessPoolExecutor, wait: bool = True,
 
     Tasks not started are cancelled either way. Without ``wait`` the running
     tasks are not waited for: their workers are terminated (``SIGTERM``: the task
-    unwinds, so a file it was writing atomically leaves no temporary file), and
-    killed if still there after ``join_seconds`` (a long call in compiled code);
+    unwinds, so a file it was writing atomically leaves no temporary file, and the
+    worker exits without starting a queued task), and killed if still there after
+    ``join_seconds`` (a long call in compiled code);
     the process can exit promptly, the results were not wanted.
 
     Parameters
